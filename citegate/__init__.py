@@ -1,0 +1,1 @@
+"""citegate: the command line and the composition root that wires every stage."""

@@ -1,0 +1,1 @@
+"""The evaluators harness: gold sets, metrics, reports (SPEC 7)."""

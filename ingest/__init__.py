@@ -1,0 +1,1 @@
+"""Ingestion: load, normalise, chunk, hash and write documents (SPEC 2)."""

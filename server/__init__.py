@@ -1,0 +1,1 @@
+"""The query path, the contracts it owns, and the HTTP service."""

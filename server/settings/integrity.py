@@ -1,0 +1,20 @@
+"""Integrity checker and gate settings (SPEC 5)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class IntegritySettings(BaseModel):
+    """Support threshold, gate mode and repair bounds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gate_mode: Literal["strict", "lenient"] = Field(description="seed 000 gate mode")
+    support_threshold: float = Field(ge=0.0, le=1.0, description="min support score (calibrated)")
+    allow_cross_section: bool = Field(description="seed 002 rule 3 whitelist switch")
+    allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
+    max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")
+    max_claims: int = Field(gt=0, description="claims an answer may carry")

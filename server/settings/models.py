@@ -1,0 +1,35 @@
+"""Model and analyzer settings: which embedder, reranker and BM25 analyzer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelSettings(BaseModel):
+    """Where model weights come from and how the sparse analyzer tokenises."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    embed_backend: Literal["sentence-transformers", "flag"] = Field(
+        description="sentence-transformers (default here) or FlagEmbedding FlagModel (BGE)"
+    )
+    embed_package: str = Field(description="pip package carrying the weights, as an import name")
+    embed_path: str | None = Field(description="explicit weights folder; beats embed_package")
+    embed_model_id: str = Field(description="model id recorded in every chunk (with pooling)")
+    embed_pooling: Literal["mean", "cls"] = Field(description="pooling of token vectors")
+    embed_batch_size: int = Field(gt=0, description="passages per forward pass")
+    query_instruction: str = Field(description="prefix for queries (BGE uses one; MiniLM none)")
+    reranker_backend: Literal["none", "dense", "cross-encoder", "flag"] = Field(
+        description="rerank scorer; 'dense' rescores with query-chunk cosine"
+    )
+    reranker_path: str | None = Field(description="cross-encoder weights folder")
+    bm25_k: float = Field(ge=0.0, description="BM25 term-frequency saturation k1")
+    bm25_b: float = Field(ge=0.0, le=1.0, description="BM25 length normalisation b")
+    bm25_avg_len: float = Field(gt=0.0, description="expected chunk length in BM25 tokens")
+    bm25_language: str = Field(description="stopwords and Snowball stemmer language")
+    bm25_ascii_folding: bool = Field(description="fold accents before tokenising")
+    bm25_split_identifiers: bool = Field(
+        description="also index CamelCase/snake_case parts of identifiers (MODELS.md note)"
+    )

@@ -1,0 +1,17 @@
+"""HTTP service settings (SPEC 6 and 8)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ServiceSettings(BaseModel):
+    """Bind address and request limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = Field(description="bind address; loopback unless API keys are configured")
+    port: int = Field(gt=0, lt=65536, description="TCP port")
+    max_body_bytes: int = Field(gt=0, description="larger request bodies get 413")
+    max_question_chars: int = Field(gt=0, description="longer questions get 422")
+    traces_db: str = Field(description="SQLite file name under data_dir for rag_traces")

@@ -1,0 +1,38 @@
+"""Shared fixtures. The default tier is offline: pytest-socket blocks every non-loopback host."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.settings import Settings, load_settings
+from tests.fakes import HashEmbedder
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DATA = SHARED / "data"
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings from the shipped YAML, writing under a temporary data folder."""
+    return load_settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    """A fake embedder that discriminates between texts (hashed bag of words)."""
+    return HashEmbedder()
+
+
+@pytest.fixture
+def shared_data() -> Iterator[Path]:
+    """`../shared/data`, or skip when this checkout has no shared folder beside it."""
+    if not DATA.is_dir():
+        pytest.skip("../shared/data is not beside this checkout")
+    yield DATA
