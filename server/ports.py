@@ -12,8 +12,8 @@ from typing import Literal, Protocol
 from server.contracts import (
     Chunk,
     ChunkRecord,
-    Draft,
     DocRecord,
+    Draft,
     Frozen,
     Hit,
     IndexMeta,
