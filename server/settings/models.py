@@ -33,3 +33,5 @@ class ModelSettings(BaseModel):
     bm25_split_identifiers: bool = Field(
         description="also index CamelCase/snake_case parts of identifiers (MODELS.md note)"
     )
+    qdrant_shards: int = Field(gt=0, description="shard_number of a new server collection")
+    qdrant_replicas: int = Field(gt=0, description="replication_factor of a new server collection")

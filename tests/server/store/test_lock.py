@@ -1,0 +1,47 @@
+"""One owner per embedded index: refusal names the PID; a dead owner's lock is reported."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+from pathlib import Path
+
+import pytest
+
+from server.errors import StoreLockedError
+from server.settings import load_settings
+from server.store import open_store
+from tests.server.store.test_contract import IDENTITY
+
+
+def _try_open(data_dir: str, queue: mp.Queue) -> None:  # type: ignore[type-arg]
+    try:
+        open_store(load_settings(data_dir=data_dir), IDENTITY).close()
+        queue.put("opened")
+    except StoreLockedError as exc:
+        queue.put(f"locked: {exc}")
+
+
+def test_second_process_is_refused_with_the_holder_pid(tmp_path: Path) -> None:
+    store = open_store(load_settings(data_dir=tmp_path), IDENTITY)
+    queue: mp.Queue = mp.get_context("spawn").Queue()  # type: ignore[type-arg]
+    child = mp.get_context("spawn").Process(target=_try_open, args=(str(tmp_path), queue))
+    child.start()
+    child.join(120)
+    message = queue.get(timeout=5)
+    store.close()
+    assert message.startswith("locked:")
+    assert str(os.getpid()) in message and "POST /v1/ingest" in message
+
+
+def test_lock_left_by_a_dead_process_is_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    open_store(load_settings(data_dir=tmp_path), IDENTITY).close()
+    lock = tmp_path / "qdrant-edge" / "citegate.lock"
+    lock.write_text("999999")  # a PID that is not running
+    with caplog.at_level(logging.WARNING):
+        store = open_store(load_settings(data_dir=tmp_path), IDENTITY)
+    store.close()
+    assert "999999" in caplog.text and "no longer running" in caplog.text
