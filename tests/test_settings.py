@@ -13,7 +13,7 @@ from server.settings import default_config_dir, load_settings
 def test_yaml_defaults_load() -> None:
     s = load_settings()
     assert s.collection == "citegate"
-    assert s.retrieval.rrf_k == 60
+    assert s.retrieval.rrf_k == 61
     assert s.corpus_policy_file == default_config_dir() / "corpus_policy.yaml"
 
 
