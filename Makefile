@@ -29,7 +29,7 @@ demo: setup
 check: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy server ingest evals citegate bench tests
+	$(BIN)/mypy server ingest evals citegate tests $(wildcard bench/*.py)
 
 unit: setup
 	$(BIN)/pytest -q

@@ -299,6 +299,9 @@ class Repair(Frozen):
     before: str = ""
     after: str = ""
     reason: str
+    codes: tuple[CheckCode, ...] = Field(
+        default=(), description="what the checker found before repair"
+    )
 
 
 class MissingEvidence(Frozen):

@@ -134,6 +134,9 @@ def load_embedder(models: ModelSettings) -> SentenceTransformerEmbedder | FlagEm
     """Load the configured embedder once (seconds); never touches a model hub."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # belt and braces: the path is local anyway
     path = resolve_weights(models)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
     if models.embed_backend == "flag":
         return FlagEmbedder(path, models)
     return SentenceTransformerEmbedder(path, models)

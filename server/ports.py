@@ -82,11 +82,11 @@ class ChunkStore(Protocol):
 
 
 class PairScorer(Protocol):
-    """Scores (query, passage) pairs; higher means more relevant. The rerank interface."""
+    """Relevance of each hit to the query, in [0, 1]; higher is more relevant (rerank)."""
 
     @property
     def name(self) -> str: ...
-    def score(self, query: str, passages: Sequence[str]) -> list[float]: ...
+    def score(self, query: str, hits: Sequence[Hit]) -> list[float]: ...
 
 
 class SupportScorer(Protocol):

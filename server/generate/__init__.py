@@ -1,0 +1,17 @@
+"""Claim-first generators (SPEC 4): extractive (offline default) and LLM."""
+
+from __future__ import annotations
+
+from server.generate.extractive import ExtractiveGenerator
+from server.ports import Embedder, Generator
+from server.settings import Settings
+
+
+def build_generator(settings: Settings, *, embedder: Embedder) -> Generator:
+    """The extractive generator, or the LLM one when `generator: llm` (falls back to it)."""
+    extractive = ExtractiveGenerator(embedder, max_claims=settings.integrity.max_claims)
+    if settings.generator == "llm":
+        from server.generate.llm import LLMGenerator
+
+        return LLMGenerator.from_settings(settings, fallback=extractive)
+    return extractive

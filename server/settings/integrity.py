@@ -18,3 +18,6 @@ class IntegritySettings(BaseModel):
     allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
     max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")
     max_claims: int = Field(gt=0, description="claims an answer may carry")
+    support_model_file: str = Field(description="logistic coefficients fitted on dev splits")
+    nli_path: str | None = Field(description="NLI cross-encoder folder; beats the feature model")
+    over_generalised: list[str] = Field(description="phrases that need specific support")

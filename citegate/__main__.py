@@ -1,0 +1,5 @@
+"""`python -m citegate` runs the CLI."""
+
+from citegate.cli import main
+
+main()

@@ -1,0 +1,117 @@
+"""`citegate ingest PATH...`: load, chunk, embed and write documents (SPEC 2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from citegate.render import fail
+from server.errors import CitegateError, InputError, StoreLockedError
+from server.settings import load_settings
+
+
+@contextmanager
+def _progress_bar(total: int, enabled: bool) -> Iterator[object]:
+    if not enabled:
+        yield None
+        return
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("ingesting", total=total)
+
+        def advance(event: str, path: str) -> None:
+            if event == "done":
+                bar.update(task, advance=1, description=path[-40:])
+
+        yield advance
+
+
+def _summary(report: dict[str, object]) -> None:
+    console = Console()
+    table = Table("new", "changed", "unchanged", "failed", "deleted", "chunks", "seconds")
+    docs = report["documents"]
+    assert isinstance(docs, dict)
+    table.add_row(
+        *(str(docs[k]) for k in ("new", "changed", "unchanged", "failed", "deleted")),
+        str(report["chunks_written"]),
+        str(report["seconds"]),
+    )
+    console.print(table)
+    console.print(f"index_hash {report['index_hash']}")
+    for failure in report["failures"]:  # type: ignore[attr-defined]
+        console.print(f"[red]skipped[/] {failure['path']}: {failure['reason']}")
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="files or folders to ingest")],
+    tags: Annotated[str, typer.Option(help="comma-separated tags added to every document")] = "",
+    source_url_prefix: Annotated[
+        str | None, typer.Option(help="prefix of every source_url")
+    ] = None,
+    rev: Annotated[str | None, typer.Option(help="revision id, e.g. a git commit")] = None,
+    prune: Annotated[bool, typer.Option(help="delete indexed documents not found now")] = False,
+    rebuild: Annotated[
+        bool, typer.Option(help="drop the index first (model/analyzer change)")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the summary as one JSON object")
+    ] = False,
+) -> None:
+    """Ingest Markdown, text, HTML and PDF files; unchanged documents are skipped."""
+    from citegate.wiring import build_embedder, build_sparse, open_index
+    from ingest.pipeline import discover, ingest_paths
+
+    try:
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise InputError(f"no such file or folder: {', '.join(missing)}")
+        settings = load_settings()
+        embedder, sparse = build_embedder(settings), build_sparse(settings)
+        try:
+            store = open_index(settings, embedder, sparse, rebuild=rebuild)
+        except StoreLockedError as exc:
+            raise StoreLockedError(
+                f"{exc}. With `citegate serve` running: curl -X POST "
+                "-H 'Authorization: Bearer ADMIN_KEY' -F file=@PATH "
+                "http://127.0.0.1:8000/v1/ingest"
+            ) from exc
+        total = len(discover(paths, settings.ingest.extensions))
+        try:
+            with _progress_bar(total, sys.stderr.isatty() and not as_json) as advance:
+                report = ingest_paths(
+                    paths,
+                    settings=settings,
+                    embedder=embedder,
+                    sparse=sparse,
+                    store=store,
+                    tags=[t for t in tags.split(",") if t],
+                    source_url_prefix=source_url_prefix,
+                    rev=rev,
+                    prune=prune,
+                    progress=advance,  # type: ignore[arg-type]
+                )
+        finally:
+            store.close()
+    except CitegateError as exc:
+        fail(exc, as_json=as_json)
+    data = report.model_dump(mode="json")
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        _summary(data)
+    docs = report.documents
+    if docs.new + docs.changed + docs.unchanged == 0:
+        Console(stderr=True).print("[red]nothing could be ingested[/]: fix the files listed above")
+        raise typer.Exit(code=1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)

@@ -1,0 +1,85 @@
+"""`citegate serve`: the HTTP API, the web page and the OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+from fastapi import FastAPI
+
+from citegate.render import fail
+from server.answer import Engine
+from server.errors import ConfigError
+from server.settings import Settings, load_settings
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _ingest(
+    engine: Engine, name: str, data: bytes, tags: list[str], rev: str | None
+) -> dict[str, object]:
+    from ingest.pipeline import ingest_bytes
+
+    report = ingest_bytes(
+        name,
+        data,
+        settings=engine.settings,
+        embedder=engine.embedder,
+        sparse=engine.sparse,
+        store=engine.store,
+        tags=tags,
+        rev=rev,
+    )
+    return report.model_dump(mode="json")
+
+
+def _delete(engine: Engine, doc_id: str) -> int:
+    from ingest.pipeline import delete_document
+
+    return delete_document(engine.store, doc_id)
+
+
+def build_app(settings: Settings) -> FastAPI:
+    """The app wired with the real engine and the admin functions (used by tests too)."""
+    from citegate.wiring import build_engine
+    from server.app import create_app
+
+    return create_app(settings, build_engine=build_engine, ingest=_ingest, delete=_delete)
+
+
+def serve(
+    host: Annotated[
+        str | None, typer.Option(help="bind address (default: service.host, loopback)")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default: service.port)")] = None,
+) -> None:
+    """Serve the API and the web page; binds loopback unless API keys are configured."""
+    import uvicorn
+
+    from server.auth import load_keys
+
+    settings = load_settings()
+    host = host or settings.service.host
+    try:
+        if not _loopback(host) and not load_keys(settings):
+            raise ConfigError(
+                f"refusing to bind {host} with no API keys configured: set CITEGATE_API_KEYS "
+                "or CITEGATE_API_KEYS_FILE, or bind 127.0.0.1"
+            )
+    except ConfigError as exc:
+        fail(exc, as_json=False)
+    uvicorn.run(
+        build_app(settings), host=host, port=port or settings.service.port, log_level="info"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)

@@ -1,0 +1,53 @@
+"""Human-readable output for the CLI, and the one way commands report errors."""
+
+from __future__ import annotations
+
+import json
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from server.contracts import Answer, Verdict
+from server.errors import CitegateError
+
+_VERDICT_STYLE = {Verdict.PASS: "green", Verdict.WARN: "yellow", Verdict.BLOCK: "red"}
+
+
+def fail(exc: CitegateError, *, as_json: bool) -> NoReturn:
+    """Report a CitegateError the way the command's output mode promises, then exit 2."""
+    if as_json:
+        typer.echo(json.dumps({"error": exc.code, "message": str(exc)}))
+    else:
+        Console(stderr=True).print(f"[bold red]error[/] ({exc.code}): {exc}", highlight=False)
+    raise typer.Exit(code=2)
+
+
+def render_answer(result: Answer, console: Console) -> None:
+    """The answer, its citations with their exact quotes, the gate verdict and repairs."""
+    style = _VERDICT_STYLE[result.gate.verdict]
+    title = f"gate: [{style}]{result.gate.verdict.value}[/] ({result.gate.mode})"
+    console.print(Panel(result.answer, title=title, title_align="left"))
+    if result.citations:
+        table = Table("n", "source", "section", "rev", "quote", "verified", show_lines=True)
+        for c in result.citations:
+            ok = "yes" if c.verification.supported else "no"
+            table.add_row(str(c.n), c.source_url, c.section_id, c.rev[:10], c.quote, ok)
+        console.print(table)
+    for repair in result.repairs:
+        console.print(f"[yellow]repair[/] {repair.action.value}: {repair.reason}")
+    for finding in result.gate.codes:
+        console.print(
+            f"[dim]code {finding.code.value} (claim {finding.claim_id}) {finding.detail}[/]"
+        )
+    if result.missing_evidence is not None:
+        console.print(f"[bold]missing evidence:[/] {result.missing_evidence.summary}")
+        for source in result.missing_evidence.suggested_sources:
+            console.print(f"  - {source}")
+    delta = "n/a" if result.delta_s is None else f"{result.delta_s:.2f}"
+    console.print(
+        f"[dim]trace {result.trace_id} · index {result.index_hash} · deltaS {delta} · "
+        f"{result.timings.total_ms:.0f} ms · {result.generator}[/]"
+    )

@@ -1,0 +1,91 @@
+"""The gold-set format (SPEC 7.1) and citation matching against gold quotes.
+
+One JSON object per line: `{"id", "question", "paraphrases": [..], "answerable": bool,
+"claim_types": [..], "gold": [{"path", "heading", "quote"}], "answer_facts": [..]}`.
+A citation matches when it points into the gold file and its cited span overlaps the
+character span of a gold quote (found by exact search in the normalised text).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ingest.loaders import normalise
+from server.errors import InputError
+
+_HEADING = re.compile(
+    r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[\w-]+[ \t]*\})?[ \t]*$", re.MULTILINE
+)
+
+
+class GoldRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    path: str
+    heading: str = ""
+    quote: str = Field(min_length=1)
+
+
+class GoldItem(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str
+    question: str = Field(min_length=1)
+    paraphrases: list[str] = []
+    answerable: bool
+    claim_types: list[str] = []
+    gold: list[GoldRef] = []
+    answer_facts: list[str] = []
+
+
+def load_gold(path: Path) -> list[GoldItem]:
+    """Parse a JSONL gold set; InputError names the line and the field."""
+    items = []
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(GoldItem.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise InputError(f"{path}:{no}: not a gold item: {exc}") from exc
+    if not items:
+        raise InputError(f"{path} holds no gold items")
+    return items
+
+
+@dataclass(frozen=True)
+class GoldSpan:
+    path: str
+    start: int
+    end: int
+    section_start: int
+    section_end: int
+
+
+def section_bounds(text: str, pos: int) -> tuple[int, int]:
+    """The span of the Markdown section containing `pos` (heading to the next heading)."""
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    lo = max((s for s in starts if s <= pos), default=0)
+    hi = min((s for s in starts if s > pos), default=len(text))
+    return lo, hi
+
+
+def resolve(item: GoldItem, corpus: Path) -> list[GoldSpan]:
+    """Character spans of every gold quote; InputError when a quote is not verbatim."""
+    spans = []
+    for ref in item.gold:
+        file = corpus / ref.path
+        if not file.is_file():
+            raise InputError(f"gold {item.id}: {ref.path} is not in {corpus}")
+        text = normalise(file.read_bytes().decode("utf-8-sig"))
+        start = text.find(normalise(ref.quote))
+        if start < 0:
+            raise InputError(
+                f"gold {item.id}: quote not found verbatim in {ref.path}: {ref.quote[:60]!r}"
+            )
+        lo, hi = section_bounds(text, start)
+        spans.append(GoldSpan(ref.path, start, start + len(normalise(ref.quote)), lo, hi))
+    return spans

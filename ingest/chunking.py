@@ -1,0 +1,184 @@
+"""Section-aware chunking with exact offsets (SPEC 2.2).
+
+Headings give `section_id` (`<doc path without extension>/<heading slug path>`); a chunk
+never crosses a section; inside a section, blocks (paragraphs, whole code fences) and
+sentences are packed up to `max_tokens` word-pieces of the embedder's own tokenizer, with
+`overlap` units repeated. Every span is a slice of the normalised text, so
+`doc_text[start:end] == chunk_text` holds by construction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\})?[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])")
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading path and the half-open span of its text (heading line included)."""
+
+    section_id: str
+    start: int
+    end: int
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class Span:
+    """A chunk-to-be: its section and exact offsets."""
+
+    section_id: str
+    start: int
+    end: int
+    page: int | None = None
+
+
+def slugify(text: str) -> str:
+    """`Use CORSMiddleware!` -> `use-corsmiddleware`."""
+    return _SLUG.sub("-", text.lower()).strip("-") or "section"
+
+
+def doc_root(path: str) -> str:
+    """The section id prefix of a document: its path without the extension."""
+    return path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+
+
+def markdown_sections(text: str, root: str) -> list[Section]:
+    """Sections of a Markdown text; `#` lines inside code fences are not headings."""
+    body_start = m.end() if (m := _FRONT.match(text)) else 0
+    marks: list[tuple[int, str]] = [(body_start, root)]
+    path: list[tuple[int, str]] = []
+    in_fence, pos = False, 0
+    for line in text.splitlines(keepends=True):
+        if pos >= body_start:
+            if _FENCE.match(line):
+                in_fence = not in_fence
+            elif not in_fence and (h := _HEADING.match(line.rstrip("\n"))):
+                level = len(h.group(1))
+                path = [p for p in path if p[0] < level] + [
+                    (level, h.group(3) or slugify(h.group(2)))
+                ]
+                marks.append((pos, "/".join([root, *(s for _, s in path)])))
+        pos += len(line)
+    bounds = [*(s for s, _ in marks[1:]), len(text)]
+    return [
+        Section(sid, start, end)
+        for (start, sid), end in zip(marks, bounds, strict=True)
+        if end > start
+    ]
+
+
+def page_sections(text: str, root: str, page_starts: list[int]) -> list[Section]:
+    """One section per PDF page."""
+    ends = [*page_starts[1:], len(text)]
+    return [
+        Section(f"{root}/page-{i + 1}", s, e, page=i + 1)
+        for i, (s, e) in enumerate(zip(page_starts, ends, strict=True))
+        if e > s
+    ]
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Paragraphs separated by blank lines; a code fence stays one block."""
+    pos, block_start, in_fence = start, start, False
+    for line in text[start:end].splitlines(keepends=True):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not in_fence and not line.strip():
+            if (span := _trimmed(text, block_start, pos)) is not None:
+                yield span
+            block_start = pos + len(line)
+        pos += len(line)
+    if (span := _trimmed(text, block_start, end)) is not None:
+        yield span
+
+
+def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    if _FENCE.match(text[start:end]):
+        yield from (s for s in _lines(text, start, end))
+        return
+    cursor = start
+    for m in _SENTENCE_END.finditer(text, start, end):
+        if (span := _trimmed(text, cursor, m.start())) is not None:
+            yield span
+        cursor = m.end()
+    if (span := _trimmed(text, cursor, end)) is not None:
+        yield span
+
+
+def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    pos = start
+    for line in text[start:end].splitlines(keepends=True):
+        if (span := _trimmed(text, pos, pos + len(line))) is not None:
+            yield span
+        pos += len(line)
+
+
+def _words(
+    text: str, start: int, end: int, fits: Callable[[int, int], bool]
+) -> Iterator[tuple[int, int]]:
+    """Last resort for a unit too long even as one line: greedy runs of whole words."""
+    cursor = start
+    words = [m.span() for m in re.finditer(r"\S+", text[start:end])]
+    piece_start = None
+    for ws, we in ((start + a, start + b) for a, b in words):
+        if piece_start is None:
+            piece_start = ws
+        elif not fits(piece_start, we):
+            yield piece_start, cursor
+            piece_start = ws
+        cursor = we
+    if piece_start is not None:
+        yield piece_start, cursor
+
+
+def _units(
+    text: str, section: Section, fits: Callable[[int, int], bool]
+) -> Iterator[tuple[int, int]]:
+    """The smallest pieces that each fit: blocks, else sentences, else lines, else words."""
+    for block in _blocks(text, section.start, section.end):
+        if fits(*block):
+            yield block
+            continue
+        for sent in _sentences(text, *block):
+            if fits(*sent):
+                yield sent
+                continue
+            for line in _lines(text, *sent):
+                yield from ([line] if fits(*line) else _words(text, *line, fits))
+
+
+def pack(
+    text: str, section: Section, count: Callable[[str], int], max_tokens: int, overlap: int
+) -> list[Span]:
+    """Greedy packing of units into spans of at most `max_tokens`, `overlap` units repeated."""
+
+    def fits(s: int, e: int) -> bool:
+        return count(text[s:e]) <= max_tokens
+
+    spans: list[Span] = []
+    current: list[tuple[int, int]] = []
+    for unit in _units(text, section, fits):
+        if current and not fits(current[0][0], unit[1]):
+            spans.append(Span(section.section_id, current[0][0], current[-1][1], section.page))
+            keep = current[-overlap:] if overlap else []
+            current = keep if keep and fits(keep[0][0], unit[1]) else []
+        current.append(unit)
+    if current:
+        spans.append(Span(section.section_id, current[0][0], current[-1][1], section.page))
+    return spans

@@ -1,0 +1,239 @@
+"""Idempotent, atomic re-ingest (SPEC 2.3, 2.4, 2.6).
+
+Per changed document: embed and write the new revision's chunks, then flip the registry's
+live revision (`put_doc`, one point write: readers switch here), then retire the old
+revision's chunks. A crash before the flip leaves the previous revision live; the orphaned
+new chunks are invisible and are retired by the next successful run of that document.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ingest.chunks import build_chunks, spans_of
+from ingest.loaders import LoadError, load_file
+from server.contracts import ChunkRecord, DocRecord, Frozen, IndexMeta, SourceDoc
+from server.identity import index_hash
+from server.ports import ChunkStore, Embedder, SparseEncoder
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str, str], None]  # (event, path): "upserted" then "done" per document
+
+
+class DocCounts(Frozen):
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    deleted: int = 0
+
+
+class Failure(Frozen):
+    path: str
+    reason: str
+
+
+class IngestReport(Frozen):
+    """`model_dump()` is exactly the `citegate ingest --json` object of issue 3."""
+
+    documents: DocCounts
+    chunks_written: int
+    seconds: float
+    index_hash: str
+    failures: tuple[Failure, ...] = ()
+
+
+def discover(paths: Sequence[Path], extensions: Sequence[str]) -> list[tuple[Path, Path]]:
+    """(file, root) pairs: a folder contributes its files with a known ending, sorted."""
+    found: list[tuple[Path, Path]] = []
+    for path in paths:
+        if path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in extensions
+            )
+            found.extend((f, path) for f in files)
+        else:
+            found.append((path, path.parent))
+    return found
+
+
+def _identity_of(store: ChunkStore) -> IndexMeta:
+    meta = store.meta()
+    if meta is None:  # open_store always records one; a bare store is a programming error
+        raise LoadError("the store has no index identity: open it with server.store.open_store")
+    return meta
+
+
+def _write_doc(
+    doc: SourceDoc,
+    pages: list[int],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    live: dict[str, str],
+    progress: Progress | None,
+) -> int:
+    meta = _identity_of(store)
+    spans = spans_of(
+        doc,
+        embedder,
+        settings.ingest.chunk_max_tokens,
+        settings.ingest.chunk_overlap_sentences,
+        pages,
+    )
+    write_hash = index_hash(meta.identity, {**live, doc.doc_id: doc.rev}.items())
+    chunks = build_chunks(doc, spans, embedder, meta.identity, write_hash)
+    batch = settings.ingest.write_batch
+    for i in range(0, len(chunks), batch):
+        part = chunks[i : i + batch]
+        dense = embedder.embed_documents([c.text for c in part])
+        store.upsert(
+            [
+                ChunkRecord(chunk=c, dense=tuple(v), sparse=sparse.encode_document(c.text))
+                for c, v in zip(part, dense, strict=True)
+            ]
+        )
+    if progress:
+        progress("upserted", doc.path)
+    now = datetime.now(UTC)
+    store.put_doc(
+        DocRecord(
+            doc_id=doc.doc_id,
+            rev=doc.rev,
+            source_url=doc.source_url,
+            path=doc.path,
+            title=doc.title,
+            content_hash=doc.content_hash,
+            chunks=len(chunks),
+            tags=doc.tags,
+            updated_at=doc.updated_at,
+            ingested_at=now,
+            text=doc.text,
+        )
+    )
+    store.retire(doc.doc_id, keep_rev=doc.rev)
+    live[doc.doc_id] = doc.rev
+    if progress:
+        progress("done", doc.path)
+    return len(chunks)
+
+
+def refresh_meta(store: ChunkStore) -> str:
+    """Recompute and record the index hash over the live documents; log it (SPEC 2.3)."""
+    meta = _identity_of(store)
+    new_hash = index_hash(meta.identity, ((d.doc_id, d.rev) for d in store.docs()))
+    store.put_meta(
+        IndexMeta(identity=meta.identity, index_hash=new_hash, updated_at=datetime.now(UTC))
+    )
+    log.info("index_hash=%s store=%s", new_hash, store.kind)
+    return new_hash
+
+
+def ingest_paths(
+    paths: Iterable[Path],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    tags: Sequence[str] = (),
+    source_url_prefix: str | None = None,
+    rev: str | None = None,
+    prune: bool = False,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest files and folders; bad files are reported and skipped, never fatal."""
+    started = time.perf_counter()
+    counts = {"new": 0, "changed": 0, "unchanged": 0, "failed": 0, "deleted": 0}
+    failures: list[Failure] = []
+    live = {d.doc_id: d.rev for d in store.docs()}
+    seen: set[str] = set()
+    written = 0
+    for path, root in discover(list(paths), settings.ingest.extensions):
+        try:
+            doc, pages = load_file(
+                path,
+                root,
+                max_bytes=settings.ingest.max_file_bytes,
+                tags=tuple(tags),
+                source_url_prefix=source_url_prefix,
+                rev=rev,
+            )
+        except (LoadError, OSError) as exc:
+            failures.append(Failure(path=str(path), reason=str(exc)))
+            counts["failed"] += 1
+            continue
+        seen.add(doc.doc_id)
+        if live.get(doc.doc_id) == doc.rev:
+            counts["unchanged"] += 1
+            continue
+        counts["changed" if doc.doc_id in live else "new"] += 1
+        written += _write_doc(
+            doc,
+            pages,
+            settings=settings,
+            embedder=embedder,
+            sparse=sparse,
+            store=store,
+            live=live,
+            progress=progress,
+        )
+    if prune:
+        for doc_id in sorted(set(live) - seen):
+            store.delete_doc(doc_id)
+            counts["deleted"] += 1
+    return IngestReport(
+        documents=DocCounts(**counts),
+        chunks_written=written,
+        seconds=round(time.perf_counter() - started, 3),
+        index_hash=refresh_meta(store),
+        failures=tuple(failures),
+    )
+
+
+def ingest_bytes(
+    name: str,
+    data: bytes,
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    tags: Sequence[str] = (),
+    rev: str | None = None,
+) -> IngestReport:
+    """One uploaded file (HTTP admin endpoint); `name` becomes its path and source_url."""
+    safe = Path(name).name
+    if not safe or safe in {".", ".."}:
+        raise LoadError(f"upload name {name!r} is not a file name")
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / safe
+        target.write_bytes(data)
+        return ingest_paths(
+            [Path(tmp)],
+            settings=settings,
+            embedder=embedder,
+            sparse=sparse,
+            store=store,
+            tags=tags,
+            rev=rev,
+        )
+
+
+def delete_document(store: ChunkStore, doc_id: str) -> int:
+    """Remove a document and its chunks and refresh the index hash; returns chunks removed."""
+    if store.get_doc(doc_id) is None:
+        from server.errors import NotFoundError
+
+        raise NotFoundError(f"no document {doc_id!r}: list them with GET /v1/documents")
+    removed = store.delete_doc(doc_id)
+    refresh_meta(store)
+    return removed
