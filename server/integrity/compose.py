@@ -143,7 +143,13 @@ def _repair(
     claims: Sequence[Claim], verdicts: Sequence[ClaimVerdict], ctx: _Ctx
 ) -> tuple[list[Claim], list[Repair]]:
     """Ladder steps 1 and 2 for every claim that is not supported by what it cites."""
-    taken = {(s.offsets.start, s.offsets.end) for c in claims for s in c.citations}
+    # Spans already cited by supported claims are not offered again as substitutes.
+    taken = {
+        (s.offsets.start, s.offsets.end)
+        for c, v in zip(claims, verdicts, strict=True)
+        if v.supported
+        for s in c.citations
+    }
     out, repairs = [], []
     for claim, verdict in zip(claims, verdicts, strict=True):
         if verdict.verdict is Verdict.PASS or verdict.supported or not claim.citations:

@@ -1,0 +1,181 @@
+"""Idempotent, atomic re-ingest on real revisions; a crash half-way loses nothing (SPEC 2.4)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ingest.pipeline import (
+    IngestReport,
+    Progress,
+    delete_document,
+    ingest_bytes,
+    ingest_paths,
+)
+from server.contracts import IndexIdentity
+from server.errors import NotFoundError
+from server.identity import CHUNKER_VERSION
+from server.ports import ChunkStore
+from server.settings import Settings, load_settings
+from server.sparse import Bm25Encoder
+from server.store import open_store
+from tests.fakes import HashEmbedder
+
+EMB = HashEmbedder()
+
+
+def _open(settings: Settings) -> ChunkStore:
+    sparse = Bm25Encoder(settings.models)
+    identity = IndexIdentity(
+        embed_model=EMB.model_id,
+        dense_dim=EMB.dim,
+        analyzer=sparse.analyzer,
+        chunker=CHUNKER_VERSION,
+    )
+    return open_store(settings, identity)
+
+
+def _ingest(
+    settings: Settings,
+    store: ChunkStore,
+    folder: Path,
+    *,
+    prune: bool = False,
+    progress: Progress | None = None,
+) -> IngestReport:
+    sparse = Bm25Encoder(settings.models)
+    return ingest_paths(
+        [folder],
+        settings=settings,
+        embedder=EMB,
+        sparse=sparse,
+        store=store,
+        prune=prune,
+        progress=progress,
+    )
+
+
+def _corpus(shared_data: Path, tmp: Path, version: str) -> Path:
+    """tutorial/first-steps.md at an old or the current revision, beside two unchanged pages."""
+    folder = tmp / "corpus"
+    (folder / "tutorial").mkdir(parents=True, exist_ok=True)
+    docs = shared_data / "fastapi-docs" / "docs"
+    for page in ("async.md", "tutorial/body.md"):
+        shutil.copy(docs / page, folder / page)
+    revs = sorted(
+        (shared_data / "fastapi-docs" / "revisions" / "tutorial__first-steps").glob("*.md")
+    )
+    shutil.copy(
+        revs[0] if version == "old" else docs / "tutorial/first-steps.md",
+        folder / "tutorial/first-steps.md",
+    )
+    return folder
+
+
+def test_revision_switch_on_real_history(shared_data: Path, tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    first = _ingest(settings, store, _corpus(shared_data, tmp_path, "old"))
+    assert first.documents.new == 3 and first.chunks_written > 0
+    old_rev = store.get_doc("tutorial/first-steps.md").rev  # type: ignore[union-attr]
+    again = _ingest(settings, store, _corpus(shared_data, tmp_path, "old"))
+    assert (again.documents.unchanged, again.chunks_written, again.index_hash) == (
+        3,
+        0,
+        first.index_hash,
+    )
+    new = _ingest(settings, store, _corpus(shared_data, tmp_path, "new"))
+    assert (new.documents.changed, new.documents.unchanged) == (1, 2)
+    assert new.index_hash != first.index_hash
+    doc = store.get_doc("tutorial/first-steps.md")
+    assert doc is not None and doc.rev != old_rev
+    assert store.count() == sum(d.chunks for d in store.docs())  # old revision's chunks retired
+    store.close()
+
+
+def test_bad_files_are_reported_and_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# Ok\n\nThis page is fine and has text.\n")
+    (folder / "empty.md").write_text("")
+    (folder / "latin1.txt").write_bytes(b"caf\xe9")
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    report = _ingest(settings, store, folder)
+    assert report.documents.new == 1 and report.documents.failed == 2
+    assert {Path(f.path).name: f.reason.split(" ")[0] for f in report.failures} == {
+        "empty.md": "empty",
+        "latin1.txt": "not",
+    }
+    up = ingest_bytes(
+        "notes.md",
+        b"# Notes\n\nUploaded through the API.\n",
+        settings=settings,
+        embedder=EMB,
+        sparse=Bm25Encoder(settings.models),
+        store=store,
+    )
+    assert up.documents.new == 1 and store.get_doc("notes.md") is not None
+    assert delete_document(store, "notes.md") > 0
+    with pytest.raises(NotFoundError):
+        delete_document(store, "notes.md")
+    pruned = _ingest(settings, store, folder, prune=False)
+    assert pruned.documents.deleted == 0
+    store.close()
+
+
+def _crash_mid_ingest(data_dir: str, folder: str) -> None:
+    settings = load_settings(data_dir=data_dir)
+    store = _open(settings)
+
+    def crash(event: str, path: str) -> None:
+        if event == "upserted":  # new chunks written, live revision not yet flipped
+            import os
+
+            os._exit(9)
+
+    _ingest(settings, store, Path(folder), progress=crash)
+
+
+def test_a_crash_half_way_leaves_the_previous_revision_live(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    _ingest(settings, store, _corpus(shared_data, tmp_path, "old"))
+    before = {d.doc_id: d.rev for d in store.docs()}
+    store.close()
+    folder = _corpus(shared_data, tmp_path, "new")
+    child = mp.get_context("spawn").Process(
+        target=_crash_mid_ingest, args=(str(tmp_path / "data"), str(folder))
+    )
+    child.start()
+    child.join(120)
+    assert child.exitcode == 9
+    store = _open(settings)  # the dead owner's lock is detected and the index recovered
+    assert {d.doc_id: d.rev for d in store.docs()} == before
+    assert all(
+        c.chunk.rev == before[c.chunk.doc_id]
+        for c in store.search(_request(settings, "first steps"))
+    )
+    done = _ingest(settings, store, folder)
+    assert done.documents.changed == 1
+    assert store.count() == sum(d.chunks for d in store.docs())  # orphans of the crash are retired
+    store.close()
+
+
+def _request(settings: Settings, text: str):  # type: ignore[no-untyped-def]
+    from server.ports import SearchRequest
+
+    sparse = Bm25Encoder(settings.models)
+    return SearchRequest(
+        dense=tuple(EMB.embed_query(text)),
+        sparse=sparse.encode_query(text),
+        dense_top_n=50,
+        sparse_top_n=50,
+        rrf_k=61,
+        limit=50,
+    )

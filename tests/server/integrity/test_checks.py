@@ -1,0 +1,132 @@
+"""Each integrity check against a hand-worked case (SPEC 5.1)."""
+
+from __future__ import annotations
+
+from server.contracts import CheckCode, ClaimType, CodeFinding, Offsets
+from server.integrity import checks
+from tests.server.integrity.helpers import HIT_A, HIT_B, HITS, LIVE, claim, slot
+
+ROTATE = "The signing key is rotated every 90 days since version 2.1."
+
+
+def codes(findings: list[CodeFinding]) -> list[CheckCode]:
+    return [f.code for f in findings]
+
+
+def test_valid_slot_has_no_findings() -> None:
+    c = claim(ROTATE, ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_slot(c, c.citations[0], HITS, LIVE) == []
+
+
+def test_fabricated_id() -> None:
+    s = slot(1, ROTATE).model_copy(update={"snippet_id": "invented-1"})
+    c = claim(ROTATE, ClaimType.FACT, s)
+    assert codes(checks.check_slot(c, s, HITS, LIVE)) == [CheckCode.FABRICATED_ID]
+
+
+def test_quote_not_verbatim_and_bad_offsets() -> None:
+    s = slot(1, ROTATE).model_copy(update={"quote": "The key rotates every 30 days."})
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, s), s, HITS, LIVE)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
+    moved = slot(1, ROTATE).model_copy(
+        update={
+            "offsets": Offsets(
+                start=HIT_A.chunk.offsets.start + 1, end=HIT_A.chunk.offsets.start + 1 + len(ROTATE)
+            )
+        }
+    )
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, moved), moved, HITS, LIVE)) == [
+        CheckCode.BAD_OFFSETS
+    ]
+    outside = slot(1, ROTATE).model_copy(update={"offsets": Offsets(start=0, end=5)})
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, outside), outside, HITS, LIVE)) == [
+        CheckCode.BAD_OFFSETS
+    ]
+
+
+def test_revision_analyzer_and_rank() -> None:
+    stale = LIVE.model_copy(update={"revs": {"keys.md": "r2"}, "analyzer": "other"})
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_slot(c, c.citations[0], HITS, stale)) == [
+        CheckCode.ANALYZER_MISMATCH,
+        CheckCode.REV_MISMATCH,
+    ]
+    unranked = {"keys-a": HIT_A.model_copy(update={"k_final": None})}
+    assert codes(checks.check_slot(c, c.citations[0], unranked, LIVE)) == [CheckCode.MISSING_RANK]
+
+
+def test_markers_match_citations() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_markers("Rotated every 90 days [1].", [c]) == []
+    assert codes(checks.check_markers("Rotated [1] [2].", [c])) == [
+        CheckCode.MARKER_WITHOUT_CITATION
+    ]
+    assert codes(checks.check_markers("Rotated.", [c])) == [CheckCode.CITATION_WITHOUT_MARKER]
+
+
+def test_number_needs_same_number_and_reference_point() -> None:
+    good = claim("Keys rotate every 90 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_type_evidence(good, [ROTATE], [], False) == []
+    wrong = claim("Keys rotate every 30 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(wrong, [ROTATE], [], False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    words = claim("Keys rotate every ninety days.", ClaimType.NUMBER)
+    assert codes(checks.check_type_evidence(words, [], [], False)) == [CheckCode.MISSING_CITATION]
+
+
+def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
+    gate = "The gate blocks fabricated citations."
+    d = claim(
+        "The gate is the part that blocks fabricated citations.",
+        ClaimType.DEFINITION,
+        slot(1, gate, HIT_B),
+    )
+    assert checks.check_type_evidence(d, [gate], [], False) == []
+    d2 = claim("The vault is the store for keys.", ClaimType.DEFINITION, slot(1, gate, HIT_B))
+    assert codes(checks.check_type_evidence(d2, [gate], [], False)) == [CheckCode.TERM_NOT_IN_SPAN]
+    q = claim(
+        'The docs say "blocks invented citations" plainly.', ClaimType.QUOTE, slot(1, gate, HIT_B)
+    )
+    assert codes(checks.check_type_evidence(q, [gate], [], False)) == [CheckCode.QUOTE_NOT_VERBATIM]
+
+
+def test_labels_and_general_knowledge_mode() -> None:
+    gk = claim("Water boils at 100 C at sea level.", ClaimType.GENERAL_KNOWLEDGE)
+    assert codes(checks.check_type_evidence(gk, [], [], True)) == [CheckCode.LABEL_MISSING]
+    labelled = gk.model_copy(update={"label": "[general knowledge]"})
+    assert checks.check_type_evidence(labelled, [], [], True) == []
+    assert codes(checks.check_type_evidence(labelled, [], [], False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+
+
+def test_reasoning_may_not_add_facts_and_overgeneralisation() -> None:
+    cited = [claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))]
+    ok = claim("So the signing key is rotated since version 2.1.", ClaimType.REASONING, cid="c2")
+    assert checks.check_reasoning(ok, cited) == []
+    new = claim(
+        "So quantum computers break elliptic curves tomorrow morning.",
+        ClaimType.REASONING,
+        cid="c2",
+    )
+    assert codes(checks.check_reasoning(new, cited)) == [CheckCode.NEW_FACT_IN_REASONING]
+    vague = claim("Studies show keys should rotate.", ClaimType.FACT)
+    assert codes(checks.check_over_generalised(vague, ["studies show"], supported=False)) == [
+        CheckCode.OVER_GENERALISED
+    ]
+    assert checks.check_over_generalised(vague, ["studies show"], supported=True) == []
+
+
+def test_cross_section_reuse_in_one_segment() -> None:
+    a = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE), segment=1)
+    b = claim(
+        "The gate blocks fabricated citations.",
+        ClaimType.FACT,
+        slot(2, "The gate blocks fabricated citations.", HIT_B),
+        segment=1,
+        cid="c2",
+    )
+    assert codes(checks.check_cross_section([a, b], HITS)) == [CheckCode.CROSS_SECTION_REUSE]
+    assert checks.check_cross_section([a, b.model_copy(update={"segment": 2})], HITS) == []
