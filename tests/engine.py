@@ -1,0 +1,40 @@
+"""An offline Engine: hash embedder, `:memory:` store, the real generator, checker and policy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citegate.wiring import index_identity
+from ingest.pipeline import ingest_paths
+from server.answer import Engine
+from server.generate import build_generator
+from server.integrity.support import build_support_scorer
+from server.policy import load_policy
+from server.rerank import DenseCosineScorer
+from server.settings import Settings
+from server.sparse import Bm25Encoder
+from server.store import open_memory_store
+from tests.fakes import HashEmbedder
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "corpus"
+
+
+def offline_engine(
+    settings: Settings, corpus: Path = SAMPLES, tags: tuple[str, ...] = ()
+) -> Engine:
+    embedder = HashEmbedder(dim=256)
+    sparse = Bm25Encoder(settings.models)
+    store = open_memory_store(index_identity(embedder, sparse))
+    ingest_paths(
+        [corpus], settings=settings, embedder=embedder, sparse=sparse, store=store, tags=tags
+    )
+    return Engine(
+        settings=settings,
+        embedder=embedder,
+        sparse=sparse,
+        store=store,
+        reranker=DenseCosineScorer(embedder, store),
+        support=build_support_scorer(settings, embedder),
+        generator=build_generator(settings, embedder=embedder),
+        policy=load_policy(settings.corpus_policy_file),
+    )
