@@ -75,7 +75,7 @@ def test_policy_drops_denied_tags_sources_domains_and_out_of_scope() -> None:
     [("annotate", ["old", "new"]), ("demote", ["new", "old"]), ("drop", ["new"])],
 )
 def test_stale_documents(action: str, expected: list[str]) -> None:
-    policy = CorpusPolicy(max_age_days=30, stale_action=action)  # type: ignore[arg-type]
+    policy = CorpusPolicy(max_age_days=30, stale_action=action)
     out = apply_policy([hit("old", age_days=90), hit("new")], policy, scope_tags=None, now=NOW)
     assert ids(out) == expected
     assert [h.old_document for h in out] == [i == "old" for i in expected]
