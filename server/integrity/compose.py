@@ -147,12 +147,15 @@ def _repair(
     taken = {
         (s.offsets.start, s.offsets.end)
         for c, v in zip(claims, verdicts, strict=True)
-        if v.supported
+        if v.supported and not any(f.code in _BROKEN for f in v.findings)
         for s in c.citations
     }
     out, repairs = [], []
     for claim, verdict in zip(claims, verdicts, strict=True):
-        if verdict.verdict is Verdict.PASS or verdict.supported or not claim.citations:
+        broken = any(f.code in _BROKEN for f in verdict.findings)  # never show a wrong quote or id
+        if not claim.citations or (
+            not broken and (verdict.verdict is Verdict.PASS or verdict.supported)
+        ):
             out.append(claim)
             continue
         codes = tuple(dict.fromkeys(f.code for f in verdict.findings))

@@ -125,3 +125,14 @@ def test_no_evidence_is_an_honest_i_dont_know(settings: Settings) -> None:
     out, gen = run([], settings, hits=())
     assert gen.calls == 0 and out.fallback and out.citations == ()  # type: ignore[attr-defined]
     assert out.missing_evidence.query_terms == ("often", "key", "rotated")  # type: ignore[attr-defined]
+
+
+def test_a_near_verbatim_quote_is_never_shown(settings: Settings) -> None:
+    near = slot(1, ROTATE).model_copy(update={"quote": ROTATE.replace("2.1.", "2.")})
+    out, _ = run([claim(ROTATE, ClaimType.RECOMMENDATION, near)], settings)
+    assert all(c.quote in c.text for c in out.citations)  # type: ignore[attr-defined]
+    found = {c for r in out.repairs for c in r.codes}  # type: ignore[attr-defined]
+    assert found & {
+        CheckCode.QUOTE_NOT_VERBATIM,
+        CheckCode.BAD_OFFSETS,
+    }  # a prefix of the text: bad offsets
