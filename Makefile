@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit eval bench clean-data browser-deps
+.PHONY: setup demo test check unit eval calibrate bench clean-data browser-deps
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -37,11 +37,16 @@ unit: setup
 # The test command CI runs (.ci/run): lint, types, then the default offline test tier.
 test: check unit
 
+# Full gold sets (dev) with paraphrase convergence; reports land in runs/.
 eval: setup
-	$(BIN)/python -m evals.run_all
+	$(BIN)/citegate eval evals/gold/samples.jsonl --corpus samples/corpus --out runs/samples.json --paraphrases
+	$(BIN)/citegate eval evals/gold/fastapi.jsonl --corpus ../shared/data/fastapi-docs/docs --out runs/fastapi.json --paraphrases
+
+# Support-scorer calibration on dev splits (writes config/support_model.json and the threshold).
+calibrate: setup
+	$(BIN)/python -m evals.calibration.support
 
 bench: setup
-	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/retrieval.py
 
 browser-deps:

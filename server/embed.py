@@ -72,7 +72,11 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Word-pieces the model would see, special tokens included, before truncation."""
-        return len(self._tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+        return len(
+            self._tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)[
+                "input_ids"
+            ]
+        )
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = self._model.encode(
@@ -119,7 +123,11 @@ class FlagEmbedder:
         return self._max
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+        return len(
+            self._tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)[
+                "input_ids"
+            ]
+        )
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = self._model.encode_corpus(list(texts), convert_to_numpy=True)

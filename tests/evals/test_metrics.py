@@ -76,3 +76,11 @@ def test_gold_quotes_resolve_and_bad_gold_is_named(tmp_path: Path) -> None:
     bad.write_text('{"id": 1}\n')
     with pytest.raises(InputError, match=r"bad.jsonl:1"):
         load_gold(bad)
+
+
+def test_dev_gold_sets_quote_their_corpora_verbatim(shared_data: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    items = load_gold(repo / "evals" / "gold" / "fastapi.jsonl")
+    assert sum(not i.answerable for i in items) >= 3
+    for item in items:
+        assert len(resolve(item, shared_data / "fastapi-docs" / "docs")) == len(item.gold)
