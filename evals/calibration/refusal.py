@@ -69,12 +69,13 @@ def main() -> None:
     threshold = best_threshold(y, p)
     acc = balanced_accuracy(y, (p >= threshold).astype(int))
     print(
-        f"{len(y) // 2} SciFact train queries; threshold {threshold:.2f}; dev balanced accuracy {acc:.3f}"
+        f"{len(y) // 2} SciFact train queries; threshold {threshold:.2f}; "
+        f"dev balanced accuracy {acc:.3f}"
     )
     path = default_config_dir() / "defaults" / "retrieval.yaml"
     line = (
-        f"min_rerank_score: {threshold:.2f}  # calibrated by evals/calibration/refusal.py on SciFact train "
-        f"(dev balanced accuracy {acc:.3f}, {scorer.name})"
+        f"min_rerank_score: {threshold:.2f}  # calibrated by evals/calibration/refusal.py on "
+        f"SciFact train (dev balanced accuracy {acc:.3f}, {scorer.name})"
     )
     path.write_text(re.sub(r"^min_rerank_score:.*$", line, path.read_text(), flags=re.MULTILINE))
 
