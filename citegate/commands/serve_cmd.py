@@ -23,7 +23,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _ingest(
+def ingest_upload(
     engine: Engine, name: str, data: bytes, tags: list[str], rev: str | None
 ) -> dict[str, object]:
     from ingest.pipeline import ingest_bytes
@@ -41,7 +41,7 @@ def _ingest(
     return report.model_dump(mode="json")
 
 
-def _delete(engine: Engine, doc_id: str) -> int:
+def delete_doc(engine: Engine, doc_id: str) -> int:
     from ingest.pipeline import delete_document
 
     return delete_document(engine.store, doc_id)
@@ -52,7 +52,7 @@ def build_app(settings: Settings) -> FastAPI:
     from citegate.wiring import build_engine
     from server.app import create_app
 
-    return create_app(settings, build_engine=build_engine, ingest=_ingest, delete=_delete)
+    return create_app(settings, build_engine=build_engine, ingest=ingest_upload, delete=delete_doc)
 
 
 def serve(

@@ -10,6 +10,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
+from citegate.commands.serve_cmd import delete_doc, ingest_upload
 from server.app import create_app
 from server.settings import Settings, load_settings
 from tests.engine import offline_engine
@@ -23,33 +24,12 @@ KEYS = {
 QUESTION = "What does the gate do with a fabricated citation?"
 
 
-def _ingest(engine, name, data, tags, rev):  # type: ignore[no-untyped-def]
-    from ingest.pipeline import ingest_bytes
-
-    return ingest_bytes(
-        name,
-        data,
-        settings=engine.settings,
-        embedder=engine.embedder,
-        sparse=engine.sparse,
-        store=engine.store,
-        tags=tags,
-        rev=rev,
-    ).model_dump(mode="json")
-
-
-def _delete(engine, doc_id):  # type: ignore[no-untyped-def]
-    from ingest.pipeline import delete_document
-
-    return delete_document(engine.store, doc_id)
-
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     settings: Settings = load_settings(
         data_dir=tmp_path / "data", api_keys=KEYS, retrieval={"min_rerank_score": 0.05}
     )
-    app = create_app(settings, build_engine=offline_engine, ingest=_ingest, delete=_delete)
+    app = create_app(settings, build_engine=offline_engine, ingest=ingest_upload, delete=delete_doc)
     with TestClient(app) as c:
         yield c
 
