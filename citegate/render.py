@@ -31,11 +31,18 @@ def render_answer(result: Answer, console: Console) -> None:
     title = f"gate: [{style}]{result.gate.verdict.value}[/] ({result.gate.mode})"
     console.print(Panel(result.answer, title=title, title_align="left"))
     if result.citations:
-        table = Table("n", "source", "section", "rev", "quote", "verified", show_lines=True)
+        table = Table("n", "source", "section", "rev", "chars", "verified")
         for c in result.citations:
-            ok = "yes" if c.verification.supported else "no"
-            table.add_row(str(c.n), c.source_url, c.section_id, c.rev[:10], c.quote, ok)
+            score = c.verification.support_score
+            ok = ("yes" if c.verification.supported else "no") + (
+                f" ({score:.2f})" if score is not None else ""
+            )
+            table.add_row(
+                str(c.n), c.source_url, c.section_id, c.rev[:10], f"{c.span.start}-{c.span.end}", ok
+            )
         console.print(table)
+        for c in result.citations:
+            console.print(f"[bold][{c.n}][/] \u201c{c.quote}\u201d", highlight=False)
     for repair in result.repairs:
         console.print(f"[yellow]repair[/] {repair.action.value}: {repair.reason}")
     for finding in result.gate.codes:

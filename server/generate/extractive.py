@@ -21,6 +21,7 @@ from server.text import Sentence, content_words, sentences
 W_COSINE, W_OVERLAP, W_HIT = 0.55, 0.30, 0.15
 REDUNDANT_OVERLAP = 0.6  # Jaccard of content words above which a sentence repeats another
 RELATIVE_CUTOFF = 0.7  # keep sentences scoring at least this share of the best one
+OTHER_SECTION_CUTOFF = 0.9  # a sentence from another section than the best must be this close
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,15 @@ class ExtractiveGenerator:
     def _select(self, candidates: list[_Candidate]) -> list[_Candidate]:
         chosen: list[_Candidate] = []
         floor = max(self._min_score, RELATIVE_CUTOFF * candidates[0].score) if candidates else 0.0
+        best_section = candidates[0].hit.chunk.section_id if candidates else ""
         for cand in candidates:
             if cand.score < floor or len(chosen) == self._max_claims:
                 break
+            if (
+                cand.hit.chunk.section_id != best_section
+                and cand.score < OTHER_SECTION_CUTOFF * candidates[0].score
+            ):
+                continue
             words = set(content_words(cand.sentence.quote))
             if any(
                 _jaccard(words, set(content_words(c.sentence.quote))) > REDUNDANT_OVERLAP
