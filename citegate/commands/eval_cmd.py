@@ -26,7 +26,9 @@ def eval_(
     paraphrases: Annotated[
         bool, typer.Option(help="also answer paraphrases for convergence")
     ] = False,
-    seeds: Annotated[int, typer.Option(help="seeds per paraphrase")] = 2,
+    seeds: Annotated[
+        int | None, typer.Option(help="seeds per paraphrase (evals.paraphrase_seeds)")
+    ] = None,
 ) -> None:
     """Answer a gold set, write metrics and a report; exit 1 when a metric regressed."""
     from evals.runner import load_tolerances, regressions, run_eval, write_run
@@ -37,7 +39,13 @@ def eval_(
                 raise InputError(f"{path} does not exist")
         settings = load_settings()
         old = json.loads(baseline.read_text(encoding="utf-8")) if baseline else None
-        run = run_eval(gold, corpus, settings, paraphrases=paraphrases, seeds=seeds)
+        run = run_eval(
+            gold,
+            corpus,
+            settings,
+            paraphrases=paraphrases,
+            seeds=seeds or settings.evals.paraphrase_seeds,
+        )
         tol_file = Path(settings.evals.tolerances_file)
         tol_file = tol_file if tol_file.is_absolute() else default_config_dir().parent / tol_file
         tolerances = load_tolerances(tol_file)
