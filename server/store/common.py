@@ -12,7 +12,7 @@ revision is a single point write.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from server.contracts import Chunk, ChunkRecord, DocRecord, Hit, IndexMeta
@@ -82,3 +82,37 @@ def live_hits(
 
 def scope_matches(tags: Sequence[str], scope_tags: Sequence[str] | None) -> bool:
     return scope_tags is None or bool(set(tags) & set(scope_tags))
+
+
+class LiveReads:
+    """Registry and live-revision reads both backends share; they supply the engine calls."""
+
+    def _scroll(self, flt: Any, payload: Any = True, vector: Any = False) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def _live_revs(self) -> Mapping[str, str]:
+        raise NotImplementedError
+
+    def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
+        raise NotImplementedError
+
+    def _live_chunks(self, snippet_ids: Sequence[str], vector: bool) -> list[Any]:
+        live = self._live_revs()
+        records = self._scroll(
+            self._filter("chunk", snippet_ids), vector=[DENSE] if vector else False
+        )
+        return [r for r in records if live.get(r.payload["doc_id"]) == r.payload["rev"]]
+
+    def dense_vectors(self, snippet_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not snippet_ids:
+            return {}
+        found = self._live_chunks(snippet_ids, vector=True)
+        return {r.payload["snippet_id"]: list(r.vector[DENSE]) for r in found}
+
+    def get_chunk(self, snippet_id: str) -> Chunk | None:
+        found = self._live_chunks([snippet_id], vector=False)
+        return chunk_from_payload(found[0].payload) if found else None
+
+    def docs(self) -> list[DocRecord]:
+        records = self._scroll(self._filter("doc"))
+        return sorted((doc_from_payload(r.payload) for r in records), key=lambda d: d.doc_id)

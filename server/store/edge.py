@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
-from server.contracts import Chunk, ChunkRecord, DocRecord, Hit, IndexIdentity, IndexMeta
+from server.contracts import ChunkRecord, DocRecord, Hit, IndexIdentity, IndexMeta
 from server.errors import StoreCorruptError, StoreError
 from server.ports import SearchRequest
 from server.store import common as c
@@ -53,7 +53,7 @@ def _open_shard(path: Path, dim: int) -> Any:
         ) from exc
 
 
-class EdgeStore:
+class EdgeStore(c.LiveReads):
     """Single-process embedded store; `close()` releases the shard and the owner lock."""
 
     def __init__(self, path: Path, identity: IndexIdentity, *, rebuild: bool = False) -> None:
@@ -92,6 +92,15 @@ class EdgeStore:
             yield from records
             if offset is None:
                 return
+
+    def _live_revs(self) -> Mapping[str, str]:
+        return self._live
+
+    def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
+        must = [_match(c.KIND, kind)]
+        if snippet_ids is not None:
+            must.append(_any("snippet_id", snippet_ids))
+        return qe.Filter(must=must)
 
     def _doc_revs(self) -> list[dict[str, Any]]:
         flt = qe.Filter(must=[_match(c.KIND, "doc")])
@@ -147,27 +156,6 @@ class EdgeStore:
             query = qe.QueryRequest(limit=limit, query=dense, filter=flt, with_payload=True)
         scored = ((p.payload, p.score) for p in self._shard.query(query))
         return c.live_hits(scored, self._live, request.limit)
-
-    def _live_chunks(self, snippet_ids: Sequence[str], vector: bool) -> list[Any]:
-        flt = qe.Filter(must=[_match(c.KIND, "chunk"), _any("snippet_id", snippet_ids)])
-        records = self._scroll(flt, vector=[c.DENSE] if vector else False)
-        return [r for r in records if self._live.get(r.payload["doc_id"]) == r.payload["rev"]]
-
-    def dense_vectors(self, snippet_ids: Sequence[str]) -> dict[str, list[float]]:
-        if not snippet_ids:
-            return {}
-        found = self._live_chunks(snippet_ids, vector=True)
-        return {r.payload["snippet_id"]: list(r.vector[c.DENSE]) for r in found}
-
-    def get_chunk(self, snippet_id: str) -> Chunk | None:
-        found = self._live_chunks([snippet_id], vector=False)
-        return c.chunk_from_payload(found[0].payload) if found else None
-
-    def docs(self) -> list[DocRecord]:
-        flt = qe.Filter(must=[_match(c.KIND, "doc")])
-        return sorted(
-            (c.doc_from_payload(r.payload) for r in self._scroll(flt)), key=lambda d: d.doc_id
-        )
 
     def get_doc(self, doc_id: str) -> DocRecord | None:
         found = self._shard.retrieve([c.doc_point_id(doc_id)], True, False)

@@ -7,13 +7,13 @@ on every search (payload `doc_id`/`rev` only) instead of being cached.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
-from server.contracts import Chunk, ChunkRecord, DocRecord, Hit, IndexIdentity, IndexMeta
+from server.contracts import ChunkRecord, DocRecord, Hit, IndexIdentity, IndexMeta
 from server.errors import StoreError
 from server.ports import SearchRequest
 from server.store import common as c
@@ -39,7 +39,7 @@ def _chunk_filter(request: SearchRequest) -> m.Filter:
     return m.Filter(must=must, must_not=must_not)
 
 
-class QdrantServerStore:
+class QdrantServerStore(c.LiveReads):
     """The same collection layout as the Edge store, on a Qdrant server."""
 
     def __init__(
@@ -98,6 +98,15 @@ class QdrantServerStore:
             yield from records
             if offset is None:
                 return
+
+    def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
+        must: list[Any] = [_match(c.KIND, kind)]
+        if snippet_ids is not None:
+            must.append(_any("snippet_id", snippet_ids))
+        return m.Filter(must=must)
+
+    def _live_revs(self) -> Mapping[str, str]:
+        return self._live()
 
     def _live(self) -> dict[str, str]:
         flt = m.Filter(must=[_match(c.KIND, "doc")])
@@ -167,28 +176,6 @@ class QdrantServerStore:
             )
         scored = ((p.payload or {}, p.score) for p in result.points)
         return c.live_hits(scored, self._live(), request.limit)
-
-    def _live_chunks(self, snippet_ids: Sequence[str], vector: bool) -> list[Any]:
-        live = self._live()
-        flt = m.Filter(must=[_match(c.KIND, "chunk"), _any("snippet_id", snippet_ids)])
-        records = self._scroll(flt, vector=[c.DENSE] if vector else False)
-        return [r for r in records if live.get(r.payload["doc_id"]) == r.payload["rev"]]
-
-    def dense_vectors(self, snippet_ids: Sequence[str]) -> dict[str, list[float]]:
-        if not snippet_ids:
-            return {}
-        found = self._live_chunks(snippet_ids, vector=True)
-        return {r.payload["snippet_id"]: list(r.vector[c.DENSE]) for r in found}
-
-    def get_chunk(self, snippet_id: str) -> Chunk | None:
-        found = self._live_chunks([snippet_id], vector=False)
-        return c.chunk_from_payload(found[0].payload) if found else None
-
-    def docs(self) -> list[DocRecord]:
-        flt = m.Filter(must=[_match(c.KIND, "doc")])
-        return sorted(
-            (c.doc_from_payload(r.payload) for r in self._scroll(flt)), key=lambda d: d.doc_id
-        )
 
     def get_doc(self, doc_id: str) -> DocRecord | None:
         found = self._client.retrieve(self._name, [c.doc_point_id(doc_id)], with_payload=True)
