@@ -91,7 +91,8 @@ def format_log_line(row: TraceRow) -> str:
 
 
 class TraceStore:
-    """`rag_traces` (seed 002 DDL, SQLite) plus the full Answer JSON by trace id."""
+    """`rag_traces` (seed 002 DDL, SQLite), the full Answer JSON by trace id, and the same
+    rows as seed 002 log lines appended to a `.log` file beside the database."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,8 +132,11 @@ class TraceStore:
                 "INSERT OR REPLACE INTO rag_answers VALUES (?,?,?)",
                 (answer.trace_id, rows[0].ts.isoformat(), answer.model_dump_json()),
             )
-        for row in rows:
-            log.info(format_log_line(row))
+        lines = [format_log_line(row) for row in rows]
+        with self._path.with_suffix(".log").open("a", encoding="utf-8") as fh:
+            fh.write("".join(f"{line}\n" for line in lines))  # grep-friendly copy (SPEC 6.1)
+        for line in lines:
+            log.info(line)
 
     def answer(self, trace_id: str) -> Answer:
         with self._connect() as db:

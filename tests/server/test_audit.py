@@ -38,6 +38,8 @@ def test_trace_line_table_and_replay(tmp_path: Path) -> None:
     store = TraceStore(tmp_path / "traces.sqlite3")
     store.record(first, rows)
     assert store.answer(first.trace_id) == first
+    logged = (tmp_path / "traces.log").read_text().splitlines()
+    assert logged == [format_log_line(r) for r in rows]
     assert [r.citations for r in store.rows(first.trace_id)] == [r.citations for r in rows]
     replay = answer(Q, engine)
     assert replay.index_hash == first.index_hash
