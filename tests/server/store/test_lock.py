@@ -45,3 +45,18 @@ def test_lock_left_by_a_dead_process_is_reported(
         store = open_store(load_settings(data_dir=tmp_path), IDENTITY)
     store.close()
     assert "999999" in caplog.text and "no longer running" in caplog.text
+
+
+def test_corrupt_index_says_so_and_how_to_rebuild(tmp_path: Path) -> None:
+    from server.errors import StoreCorruptError
+
+    settings = load_settings(data_dir=tmp_path)
+    open_store(settings, IDENTITY).close()
+    for path in (tmp_path / "qdrant-edge" / "citegate").rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"garbage")
+    with pytest.raises(StoreCorruptError, match=r"--rebuild"):
+        open_store(settings, IDENTITY)
+    rebuilt = open_store(settings, IDENTITY, rebuild=True)
+    assert rebuilt.count() == 0
+    rebuilt.close()
