@@ -68,3 +68,6 @@ def local_llm(port: int | None = None, ready_timeout_s: float = 60.0) -> Iterato
         yield f"{url}/v1"
     finally:
         del server
+
+
+start_local_llm = local_llm  # the name the team brief uses for the same context manager
