@@ -72,6 +72,9 @@ class AppState:
         return TraceStore(self.settings.data_dir / self.settings.service.traces_db)
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
 def _error_response(exc: CitegateError) -> JSONResponse:
     return JSONResponse(
         status_code=exc.http_status, content={"error": exc.code, "message": str(exc)}
@@ -134,6 +137,16 @@ def create_app(
                     "error": "too_large",
                     "message": f"body of {size} bytes is over the "
                     f"{settings.service.max_body_bytes}-byte limit (service.max_body_bytes)",
+                },
+            )
+        host = request.client.host if request.client else ""
+        if not state.keys and host not in _LOOPBACK:
+            return JSONResponse(
+                status_code=403,
+                content={
+                    "error": "forbidden",
+                    "message": "this server has no API keys configured, so it only "
+                    "serves loopback callers; configure CITEGATE_API_KEYS to serve others",
                 },
             )
         response = await call_next(request)

@@ -143,3 +143,13 @@ def test_health_ready_metrics(client: TestClient) -> None:
     assert "citegate_gate_verdicts_total" in metrics and "citegate_stage_seconds_bucket" in metrics
     assert "<title>citegate</title>" in client.get("/").text
     json.loads(client.get("/openapi.json").text)
+
+
+def test_without_keys_only_loopback_callers_are_served(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.05})
+    app = create_app(settings, build_engine=offline_engine)
+    with TestClient(app, client=("10.1.2.3", 5000)) as remote:
+        denied = remote.get("/healthz")
+        assert denied.status_code == 403 and "loopback" in denied.json()["message"]
+    with TestClient(app, client=("127.0.0.1", 5000)) as local:
+        assert local.get("/v1/documents").status_code == 200  # loopback caller acts as admin
