@@ -154,7 +154,7 @@ def main() -> None:
                 f"{n} chunks, {len(qs)} queries: edge p50 {statistics.median(e):.1f} ms "
                 f"p95 {pct(e, 0.95):.1f} ms | qdrant-client local p50 "
                 f"{statistics.median(b):.1f} ms p95 {pct(b, 0.95):.1f} ms | "
-                f"p95 ratio edge/local {pct(e, 0.95) / pct(b, 0.95):.2f}",
+                f"p95 ratio local/edge {pct(b, 0.95) / pct(e, 0.95):.1f}x",
                 flush=True,
             )
 
