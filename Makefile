@@ -48,6 +48,7 @@ calibrate: setup
 
 bench: setup
 	$(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/retrieval_latency.py --sizes 10000
 
 browser-deps:
 	apt-get update -qq && apt-get install -y -qq chromium chromium-driver
