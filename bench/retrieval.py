@@ -24,7 +24,7 @@ from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.retrieval_metrics import docs_in_order, ndcg_at_k, recall_at_k
 from ingest.pipeline import ingest_paths
 from server.ports import SearchMode
-from server.rerank import DenseCosineScorer, rerank
+from server.rerank import build_reranker, rerank
 from server.retrieve import recall
 from server.settings import load_settings
 
@@ -85,7 +85,7 @@ def main() -> None:
                 f"ingested {len(corpus)} docs, {report.chunks_written} chunks "
                 f"in {time.perf_counter() - t0:.0f} s"
             )
-    scorer = DenseCosineScorer(embedder, store)
+    scorer = build_reranker(settings.models, embedder, store)
     results: dict[str, list[tuple[float, float]]] = {
         m: [] for m in ("bm25", "dense", "hybrid", "hybrid+rerank")
     }

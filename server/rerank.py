@@ -28,16 +28,21 @@ def _sigmoid(x: float) -> float:
 
 
 class DenseCosineScorer:
-    """Cosine between the query vector and each hit's stored dense vector."""
+    """`w * cos(query, chunk)+ + (1 - w) * fused / max fused` with the chunk vectors in the store.
 
-    def __init__(self, embedder: Embedder, store: ChunkStore) -> None:
+    The fused (RRF) score keeps what BM25 contributed; pure cosine (w=1) discards it and
+    measured worse on SciFact train (nDCG@10 0.691 vs 0.731 at w=0.75; see models.yaml).
+    """
+
+    def __init__(self, embedder: Embedder, store: ChunkStore, cosine_weight: float = 1.0) -> None:
         self._embedder = embedder
         self._store = store
+        self._w = cosine_weight
         self._last: tuple[str, list[float]] | None = None
 
     @property
     def name(self) -> str:
-        return f"dense-cosine:{self._embedder.model_id}"
+        return f"dense-cosine*{self._w:g}+fused:{self._embedder.model_id}"
 
     def _query(self, query: str) -> list[float]:
         if self._last is None or self._last[0] != query:
@@ -47,11 +52,16 @@ class DenseCosineScorer:
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         vectors = self._store.dense_vectors([h.chunk.snippet_id for h in hits])
         qv = self._query(query)
-        return [
+        top = max((h.score_raw for h in hits), default=0.0) or 1.0
+        cos = [
             max(0.0, cosine(qv, vectors[h.chunk.snippet_id]))
             if h.chunk.snippet_id in vectors
             else 0.0
             for h in hits
+        ]
+        return [
+            self._w * c + (1 - self._w) * max(0.0, h.score_raw) / top
+            for c, h in zip(cos, hits, strict=True)
         ]
 
 
@@ -122,7 +132,7 @@ def build_reranker(models: ModelSettings, embedder: Embedder, store: ChunkStore)
         return CrossEncoderScorer(models.reranker_path)
     if models.reranker_backend == "flag":
         return FlagRerankerScorer(models.reranker_path)
-    return DenseCosineScorer(embedder, store)
+    return DenseCosineScorer(embedder, store, models.rerank_cosine_weight)
 
 
 def rank_key(hit: Hit) -> tuple[float, str, str]:

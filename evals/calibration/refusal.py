@@ -21,7 +21,7 @@ import numpy as np
 
 from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.calibration.support import balanced_accuracy, best_threshold
-from server.rerank import DenseCosineScorer, rerank
+from server.rerank import build_reranker, rerank
 from server.retrieve import recall
 from server.settings import default_config_dir, load_settings
 
@@ -51,7 +51,7 @@ def main() -> None:
     settings = load_settings(data_dir=args.index)
     embedder, sparse = build_embedder(settings), build_sparse(settings)
     store = open_index(settings, embedder, sparse)
-    scorer = DenseCosineScorer(embedder, store)
+    scorer = build_reranker(settings.models, embedder, store)
     scores, labels = [], []
     for text, gold in train_queries(args.data, args.queries):
         hits = list(

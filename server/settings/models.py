@@ -35,3 +35,6 @@ class ModelSettings(BaseModel):
     )
     qdrant_shards: int = Field(gt=0, description="shard_number of a new server collection")
     qdrant_replicas: int = Field(gt=0, description="replication_factor of a new server collection")
+    rerank_cosine_weight: float = Field(
+        ge=0.0, le=1.0, description="dense reranker: weight of cosine vs the fused RRF score"
+    )
