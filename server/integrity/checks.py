@@ -6,59 +6,31 @@ I/O or calls a model: support scores come in precomputed.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 
-from server.contracts import (
-    CheckCode,
-    CitationSlot,
-    Claim,
-    ClaimType,
-    CodeFinding,
-    DocRecord,
-    Frozen,
-    Hit,
-    IndexMeta,
-)
+from server.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
 from server.generate.claims import defined_term, has_reference_point
-from server.integrity.support import normalise_numbers
+from server.integrity.live import LiveIndex, identity_part
+from server.integrity.numbers import normalise_numbers
 from server.text import content_words
+
+__all__ = ["LiveIndex"]  # re-exported: callers import it from here or from compose
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _WS = re.compile(r"\s+")
-NEEDS_CITATION = frozenset(
-    {
-        ClaimType.DEFINITION,
-        ClaimType.NUMBER,
-        ClaimType.QUOTE,
-        ClaimType.FACT,
-        ClaimType.RECOMMENDATION,
-    }
+_GUIDANCE = re.compile(
+    r"\b(?:should|must|recommend\w*|prefer\w*|avoid|make sure|ensure|best practice|"
+    r"do not|don't|never|always|use|set|need to|have to)\b",
+    re.IGNORECASE,
 )
+GK_DISCLAIMER = "not verified against the corpus"
 LABELS = {
     ClaimType.GENERAL_KNOWLEDGE: "[general knowledge]",
     ClaimType.SELF_KNOWLEDGE: "[foundational knowledge]",
 }
-
-
-class LiveIndex(Frozen):
-    """The read-side truth the citations are checked against (seed 002 rules 4, 6, 7)."""
-
-    index_hash: str
-    analyzer: str
-    embed_model: str
-    revs: dict[str, str]
-    checked_at: datetime | None = None
-
-    @classmethod
-    def from_store(cls, meta: IndexMeta, docs: Sequence[DocRecord]) -> LiveIndex:
-        return cls(
-            index_hash=meta.index_hash,
-            analyzer=meta.identity.analyzer,
-            embed_model=meta.identity.embed_model,
-            revs={d.doc_id: d.rev for d in docs},
-        )
+REASONING_LABEL = "[reasoning]"
 
 
 def _f(code: CheckCode, claim: Claim, n: int | None = None, detail: str = "") -> CodeFinding:
@@ -66,6 +38,7 @@ def _f(code: CheckCode, claim: Claim, n: int | None = None, detail: str = "") ->
 
 
 def ws(text: str) -> str:
+    """Whitespace runs collapsed to one space, ends stripped (the verbatim comparison)."""
     return _WS.sub(" ", text).strip()
 
 
@@ -86,104 +59,177 @@ def check_markers(answer: str, claims: Sequence[Claim]) -> list[CodeFinding]:
     return out
 
 
+def check_empty(claims: Sequence[Claim]) -> list[CodeFinding]:
+    """Seed 002 `empty_citations`: claims were made but the draft cites nothing at all."""
+    if claims and not any(c.citations for c in claims):
+        return [CodeFinding(code=CheckCode.EMPTY_CITATIONS, detail="the draft cites nothing")]
+    return []
+
+
+def _span(claim: Claim, slot: CitationSlot, hit: Hit) -> list[CodeFinding]:
+    chunk = hit.chunk
+    lo, hi = slot.offsets.start - chunk.offsets.start, slot.offsets.end - chunk.offsets.start
+    if lo < 0 or hi > len(chunk.text) or lo >= hi:
+        return [_f(CheckCode.BAD_OFFSETS, claim, slot.n, "span lies outside the cited chunk")]
+    if chunk.text[lo:hi] == slot.quote:
+        return []
+    if ws(slot.quote) and ws(slot.quote) in ws(chunk.text):
+        return [_f(CheckCode.BAD_OFFSETS, claim, slot.n, "the quote is elsewhere in the chunk")]
+    return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, slot.n, "quote is not in the cited chunk")]
+
+
+def check_identity(
+    claim: Claim, slot: CitationSlot, hit: Hit, live: LiveIndex
+) -> list[CodeFinding]:
+    """Seed 002 rules 4, 6, 7: analyzer parity, index identity, revision lock."""
+    chunk, out = hit.chunk, []
+    if chunk.analyzer != live.analyzer:
+        detail = f"chunk analyzer {chunk.analyzer!r}, live {live.analyzer!r}"
+        out.append(_f(CheckCode.ANALYZER_MISMATCH, claim, slot.n, detail))
+    same_models = chunk.embed_model == live.embed_model
+    if not same_models or identity_part(chunk.index_hash) != identity_part(live.index_hash):
+        detail = (
+            f"chunk written by {chunk.index_hash} ({chunk.embed_model}), live {live.index_hash}"
+        )
+        out.append(_f(CheckCode.MISMATCH_INDEX_HASH, claim, slot.n, detail))
+    live_rev = live.revs.get(chunk.doc_id)
+    if not chunk.rev or live_rev != chunk.rev:
+        detail = (
+            "the cited chunk has no version"
+            if not chunk.rev
+            else f"cites rev {chunk.rev}, live is {live_rev or 'none: the document was deleted'}"
+        )
+        out.append(_f(CheckCode.REV_MISMATCH, claim, slot.n, detail))
+    return out
+
+
+def check_trace(claim: Claim, slot: CitationSlot, hit: Hit) -> list[CodeFinding]:
+    """Seed 002 rule 8: a finite score and the ranks (k_pos always, k_final after rerank)."""
+    out = []
+    if not math.isfinite(hit.score_raw):
+        out.append(_f(CheckCode.MISSING_SCORE, claim, slot.n, f"score_raw is {hit.score_raw}"))
+    if hit.k_final is None:
+        out.append(_f(CheckCode.MISSING_RANK, claim, slot.n, "no k_final: rerank did not run"))
+    return out
+
+
 def check_slot(
     claim: Claim, slot: CitationSlot, hits: Mapping[str, Hit], live: LiveIndex
 ) -> list[CodeFinding]:
-    """Fabricated id, bad offsets, quote not verbatim, identity, revision, score and rank."""
+    """Fabricated id, else span, identity and trace findings of one citation slot."""
     hit = hits.get(slot.snippet_id)
     if hit is None:
         return [_f(CheckCode.FABRICATED_ID, claim, slot.n, f"{slot.snippet_id} was not retrieved")]
-    chunk, out = hit.chunk, []
-    lo, hi = slot.offsets.start - chunk.offsets.start, slot.offsets.end - chunk.offsets.start
-    if lo < 0 or hi > len(chunk.text):
-        out.append(_f(CheckCode.BAD_OFFSETS, claim, slot.n, "span lies outside the cited chunk"))
-    elif chunk.text[lo:hi] != slot.quote:
-        code = (
-            CheckCode.QUOTE_NOT_VERBATIM
-            if ws(slot.quote) not in ws(chunk.text)
-            else CheckCode.BAD_OFFSETS
-        )
-        out.append(_f(code, claim, slot.n, "quote differs from the text at its offsets"))
-    if chunk.analyzer != live.analyzer:
-        out.append(_f(CheckCode.ANALYZER_MISMATCH, claim, slot.n, chunk.analyzer))
-    if live.revs.get(chunk.doc_id) != chunk.rev:
-        out.append(
-            _f(
-                CheckCode.REV_MISMATCH,
-                claim,
-                slot.n,
-                f"cites rev {chunk.rev}, live is {live.revs.get(chunk.doc_id, 'deleted')}",
-            )
-        )
-    if hit.k_final is None:
-        out.append(_f(CheckCode.MISSING_RANK, claim, slot.n, "no k_final in the trace"))
-    return out
+    return (
+        _span(claim, slot, hit)
+        + check_identity(claim, slot, hit, live)
+        + check_trace(claim, slot, hit)
+    )
 
 
-def _labelled(claim: Claim, allow_general: bool) -> list[CodeFinding]:
+def check_support(
+    claim: Claim,
+    score: float | None,
+    threshold: float,
+    elsewhere: tuple[str, float] | None = None,
+) -> list[CodeFinding]:
+    """Unsupported (score below threshold), or misattributed when `elsewhere` does support it.
+
+    `score` is the best support of the claim by what it cites (None: cites nothing);
+    `elsewhere` is the best (snippet_id, score) among retrieved chunks it does not cite.
+    """
+    if not claim.citations or (score is not None and score >= threshold):
+        return []
+    got = score if score is not None else 0.0
+    if elsewhere is not None and elsewhere[1] >= threshold:
+        detail = f"cited support {got:.2f}; {elsewhere[0]} supports it ({elsewhere[1]:.2f})"
+        return [_f(CheckCode.MISATTRIBUTED, claim, detail=detail)]
+    return [_f(CheckCode.UNSUPPORTED, claim, detail=f"support {got:.2f} < {threshold:.2f}")]
+
+
+def _labelled(claim: Claim, allow_general: bool, foundational: bool) -> list[CodeFinding]:
+    want = LABELS[claim.type]
     out = []
-    if claim.label != LABELS[claim.type]:
-        out.append(_f(CheckCode.LABEL_MISSING, claim, detail=f"needs {LABELS[claim.type]}"))
-    if claim.type is ClaimType.GENERAL_KNOWLEDGE and not allow_general:
-        out.append(
-            _f(
-                CheckCode.MISSING_CITATION,
-                claim,
-                detail="general knowledge is not allowed in this mode",
-            )
-        )
+    if claim.label != want:
+        out.append(_f(CheckCode.LABEL_MISSING, claim, detail=f"needs {want}"))
+    if claim.type is ClaimType.GENERAL_KNOWLEDGE:
+        if GK_DISCLAIMER not in claim.text.lower():
+            out.append(_f(CheckCode.LABEL_MISSING, claim, detail=f"needs '{GK_DISCLAIMER}'"))
+        if not allow_general:
+            detail = "general knowledge is not allowed in this mode"
+            out.append(_f(CheckCode.MISSING_CITATION, claim, detail=detail))
+    elif claim.citations and not foundational:
+        detail = "self-knowledge must cite the foundational documents"
+        out.append(_f(CheckCode.MISSING_CITATION, claim, detail=detail))
     return out
 
 
-def _definition(claim: Claim, joined: str, context: Sequence[str]) -> list[CodeFinding]:
+def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
     term = defined_term(claim.text)
     if term and not set(content_words(term)) <= set(content_words(joined)):
         return [_f(CheckCode.TERM_NOT_IN_SPAN, claim, detail=f"'{term}' is not in the cited span")]
     return []
 
 
-def _number(claim: Claim, joined: str, context: Sequence[str]) -> list[CodeFinding]:
-    if not normalise_numbers(claim.text) <= normalise_numbers(joined):
-        return [
-            _f(CheckCode.NUMBER_MISMATCH, claim, detail="a number of the claim is not in the span")
-        ]
-    if not any(has_reference_point(t) for t in (joined, *context)):
-        return [
-            _f(CheckCode.MISSING_CITATION, claim, detail="no reference point (date, version, env)")
-        ]
+def _number(claim: Claim, joined: str) -> list[CodeFinding]:
+    missing = normalise_numbers(claim.text) - normalise_numbers(joined)
+    if missing:
+        detail = f"{', '.join(sorted(missing))} not in the cited span"
+        return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]
+    if not has_reference_point(joined):
+        detail = "the cited span gives no reference point (date, version, environment)"
+        return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
     return []
 
 
-def _quote(claim: Claim, joined: str, context: Sequence[str]) -> list[CodeFinding]:
-    quoted = re.findall(r"[\"“]([^\"”]{8,})[\"”]", claim.text)
+def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
+    quoted = re.findall(r"[\"“]([^\"”]{8,})[\"”]", claim.text) or [claim.text]
     if any(ws(q) not in ws(joined) for q in quoted):
-        return [
-            _f(CheckCode.QUOTE_NOT_VERBATIM, claim, detail="the quoted words are not in the span")
-        ]
+        detail = "the quoted words are not verbatim in the span"
+        return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, detail=detail)]
     return []
 
 
-_BY_TYPE = {ClaimType.DEFINITION: _definition, ClaimType.NUMBER: _number, ClaimType.QUOTE: _quote}
+def _recommendation(claim: Claim, joined: str) -> list[CodeFinding]:
+    if not _GUIDANCE.search(joined):
+        return [_f(CheckCode.MISSING_CITATION, claim, detail="the cited span gives no guidance")]
+    return []
+
+
+_BY_TYPE = {
+    ClaimType.DEFINITION: _definition,
+    ClaimType.NUMBER: _number,
+    ClaimType.QUOTE: _quote,
+    ClaimType.RECOMMENDATION: _recommendation,
+}
 
 
 def check_type_evidence(
-    claim: Claim, spans: Sequence[str], context: Sequence[str], allow_general: bool
+    claim: Claim,
+    spans: Sequence[str],
+    *,
+    allow_general: bool,
+    foundational: bool = False,
 ) -> list[CodeFinding]:
-    """The minimum evidence of SPEC 1.2 for the claim's type; `spans` are the cited quotes."""
+    """The minimum evidence of SPEC 1.2 for the claim's type; `spans` are the cited quotes.
+
+    `foundational`: every cited chunk belongs to the foundational-docs collection.
+    """
     if claim.type in LABELS:
-        return _labelled(claim, allow_general)
+        return _labelled(claim, allow_general, foundational)
     if claim.type is ClaimType.REASONING:
         return []
     if not spans:
-        return [
-            _f(CheckCode.MISSING_CITATION, claim, detail=f"a {claim.type.value} needs a citation")
-        ]
+        if claim.type is ClaimType.RECOMMENDATION and claim.label == REASONING_LABEL:
+            return []
+        detail = f"a {claim.type.value} needs a citation"
+        return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
     check = _BY_TYPE.get(claim.type)
-    return check(claim, " ".join(spans), context) if check else []
+    return check(claim, " ".join(spans)) if check else []
 
 
 def check_reasoning(claim: Claim, cited_claims: Sequence[Claim]) -> list[CodeFinding]:
-    """A reasoning claim may only combine what cited claims already say."""
+    """A reasoning claim may only combine what cited claims already say (seed 004)."""
     if claim.type is not ClaimType.REASONING:
         return []
     known = {w for c in cited_claims for w in content_words(c.text)}
@@ -215,12 +261,6 @@ def check_cross_section(claims: Sequence[Claim], hits: Mapping[str, Hit]) -> lis
                 continue
             section = first.setdefault(claim.segment, hit.chunk.section_id)
             if section != hit.chunk.section_id:
-                out.append(
-                    _f(
-                        CheckCode.CROSS_SECTION_REUSE,
-                        claim,
-                        slot.n,
-                        f"segment {claim.segment} mixes {section} and {hit.chunk.section_id}",
-                    )
-                )
+                detail = f"segment {claim.segment} mixes {section} and {hit.chunk.section_id}"
+                out.append(_f(CheckCode.CROSS_SECTION_REUSE, claim, slot.n, detail))
     return out

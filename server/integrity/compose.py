@@ -1,11 +1,9 @@
-"""Generate -> check -> repair -> gate -> compose (SPEC 4.1, 5.1-5.3; seed 001 ladder).
+"""Generate -> label -> check -> gate -> repair -> re-check -> compose (SPEC 4.1, 5; seed 001).
 
-Every claim of the draft gets a verdict with its evidence; none is dropped silently. The
-repair ladder substitutes an unsupported claim with the closest supported evidence
-sentence, else strips its citation and marks it unsupported; when more than half of the
-claims are unsupported it retrieves again with an expanded query and regenerates (bounded).
-Claims still BLOCKed after the ladder are withheld from the text (listed in `repairs` and
-in the gate's verdicts); when nothing holds, the answer is an honest "I don't know".
+Every claim of the draft gets a verdict with its evidence; none is dropped silently: what
+the repair ladder (`server.integrity.repair`) changes or withholds is listed in `repairs`.
+When nothing holds, or nothing was retrieved, the answer is the same honest "I don't know"
+with `missing_evidence`.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from server.contracts import (
-    CheckCode,
     Citation,
     CitationSlot,
     Claim,
@@ -26,23 +23,22 @@ from server.contracts import (
     GateResult,
     Hit,
     MissingEvidence,
-    Offsets,
     Repair,
     RepairAction,
     Verdict,
-    Verification,
 )
 from server.generate.extractive import render
-from server.integrity import checks
+from server.integrity import checks, repair
+from server.integrity.citations import build_citation, renumber
 from server.integrity.gate import Mode, answer_verdict, claim_verdict
+from server.integrity.labels import apply_labels
+from server.integrity.live import LiveIndex
 from server.integrity.missing import missing_evidence
 from server.ports import Generator, SupportScorer
 from server.settings import Settings
-from server.text import Sentence, sentences
 
-LiveIndex = checks.LiveIndex
+__all__ = ["IDK", "Composed", "LiveIndex", "compose"]
 IDK = "I don't know: the indexed documents do not contain evidence that answers this question."
-_BROKEN = frozenset({CheckCode.FABRICATED_ID, CheckCode.QUOTE_NOT_VERBATIM, CheckCode.BAD_OFFSETS})
 
 
 class Composed(Frozen):
@@ -62,7 +58,7 @@ class Composed(Frozen):
 @dataclass(frozen=True)
 class _Ctx:
     hits: dict[str, Hit]
-    live: checks.LiveIndex
+    live: LiveIndex
     scorer: SupportScorer
     settings: Settings
 
@@ -74,224 +70,125 @@ class _Ctx:
     def threshold(self) -> float:
         return self.settings.integrity.support_threshold
 
+    def foundational(self, claim: Claim) -> bool:
+        tag = self.settings.integrity.foundational_tag
+        cited = [self.hits[s.snippet_id] for s in claim.citations if s.snippet_id in self.hits]
+        return bool(cited) and all(tag in h.chunk.tags for h in cited)
 
-def _evidence_text(slot: CitationSlot, ctx: _Ctx, findings: Sequence[CodeFinding]) -> str | None:
+
+def _evidence(slot: CitationSlot, ctx: _Ctx, findings: Sequence[CodeFinding]) -> str | None:
+    """The cited quote; the whole chunk when the quote itself is broken; None if invented."""
     hit = ctx.hits.get(slot.snippet_id)
     if hit is None:
         return None
-    broken = any(f.code in _BROKEN and f.citation_n == slot.n for f in findings)
+    broken = any(f.code in repair.BROKEN and f.citation_n == slot.n for f in findings)
     return hit.chunk.text if broken else slot.quote
 
 
 def _support(claim: Claim, findings: list[CodeFinding], ctx: _Ctx) -> float | None:
-    texts = [t for s in claim.citations if (t := _evidence_text(s, ctx, findings)) is not None]
+    texts = [t for s in claim.citations if (t := _evidence(s, ctx, findings)) is not None]
     return max((ctx.scorer.support(claim.text, t) for t in texts), default=None)
+
+
+def _elsewhere(claim: Claim, ctx: _Ctx) -> tuple[str, float] | None:
+    """Best support by an uncited retrieved chunk, when no cited chunk supports the claim."""
+    cited = {s.snippet_id for s in claim.citations}
+    own = [ctx.hits[sid].chunk.text for sid in cited if sid in ctx.hits]
+    if any(ctx.scorer.support(claim.text, t) >= ctx.threshold for t in own):
+        return None
+    scored = [
+        (sid, ctx.scorer.support(claim.text, h.chunk.text))
+        for sid, h in ctx.hits.items()
+        if sid not in cited
+    ]
+    return max(scored, key=lambda p: p[1], default=None)
+
+
+def _judge(claim: Claim, cited: Sequence[Claim], ctx: _Ctx) -> ClaimVerdict:
+    """Every per-claim check of SPEC 5.1, then the gate's verdict for this claim."""
+    cfg = ctx.settings.integrity
+    mine = [f for s in claim.citations for f in checks.check_slot(claim, s, ctx.hits, ctx.live)]
+    score = _support(claim, mine, ctx)
+    supported = score is not None and score >= ctx.threshold
+    if claim.citations and not supported:
+        mine += checks.check_support(claim, score, ctx.threshold, _elsewhere(claim, ctx))
+    quotes = [s.quote for s in claim.citations if s.snippet_id in ctx.hits]
+    mine += checks.check_type_evidence(
+        claim,
+        quotes,
+        allow_general=cfg.allow_general_knowledge,
+        foundational=ctx.foundational(claim),
+    )
+    mine += checks.check_reasoning(claim, cited)
+    mine += checks.check_over_generalised(claim, cfg.over_generalised, supported)
+    return claim_verdict(claim, mine, score, supported, ctx.mode)
 
 
 def _evaluate(
     claims: Sequence[Claim], answer: str, ctx: _Ctx
 ) -> tuple[list[ClaimVerdict], list[CodeFinding]]:
-    """One verdict per claim, plus the findings tied to no claim (stray markers)."""
-    findings = checks.check_markers(answer, claims)
+    """One verdict per claim, plus the findings tied to no claim (stray markers, no citations)."""
+    shared = checks.check_markers(answer, claims)
     if not ctx.settings.integrity.allow_cross_section:
-        findings += checks.check_cross_section(claims, ctx.hits)
+        shared += checks.check_cross_section(claims, ctx.hits)
     cited = [c for c in claims if c.citations]
     verdicts = []
     for claim in claims:
-        mine = [f for s in claim.citations for f in checks.check_slot(claim, s, ctx.hits, ctx.live)]
-        score = _support(claim, mine, ctx)
-        supported = score is not None and score >= ctx.threshold
-        if claim.citations and not supported:
-            mine.append(
-                CodeFinding(
-                    code=CheckCode.UNSUPPORTED,
-                    claim_id=claim.id,
-                    detail=f"support {score if score is not None else 0:.2f} < {ctx.threshold:.2f}",
-                )
-            )
-        quotes = [s.quote for s in claim.citations if s.snippet_id in ctx.hits]
-        context = [
-            ctx.hits[s.snippet_id].chunk.text for s in claim.citations if s.snippet_id in ctx.hits
-        ]
-        mine += checks.check_type_evidence(
-            claim, quotes, context, ctx.settings.integrity.allow_general_knowledge
+        own = _judge(claim, cited, ctx)
+        extra = tuple(f for f in shared if f.claim_id == claim.id)
+        merged = claim_verdict(
+            claim, [*own.findings, *extra], own.support_score, own.supported, ctx.mode
         )
-        mine += checks.check_reasoning(claim, cited)
-        mine += checks.check_over_generalised(
-            claim, ctx.settings.integrity.over_generalised, supported
-        )
-        mine += [f for f in findings if f.claim_id == claim.id]
-        verdicts.append(claim_verdict(claim, mine, score, supported, ctx.mode))
-    return verdicts, [f for f in findings if f.claim_id is None]
+        verdicts.append(merged)
+    loose = [f for f in shared if f.claim_id is None] + checks.check_empty(claims)
+    return verdicts, loose
 
 
-def _closest_supported(
-    claim: Claim, ctx: _Ctx, taken: set[tuple[int, int]]
-) -> tuple[Hit, Sentence, float] | None:
-    best: tuple[Hit, Sentence, float] | None = None
-    for hit in ctx.hits.values():
-        for sent in sentences(hit.chunk):
-            if (sent.start, sent.end) in taken:
-                continue
-            score = ctx.scorer.support(claim.text, sent.quote)
-            if score >= ctx.threshold and (best is None or score > best[2]):
-                best = (hit, sent, score)
-    return best
-
-
-def _repair(
-    claims: Sequence[Claim], verdicts: Sequence[ClaimVerdict], ctx: _Ctx
-) -> tuple[list[Claim], list[Repair]]:
-    """Ladder steps 1 and 2 for every claim that is not supported by what it cites."""
-    # Spans already cited by supported claims are not offered again as substitutes.
-    taken = {
-        (s.offsets.start, s.offsets.end)
-        for c, v in zip(claims, verdicts, strict=True)
-        if v.supported and not any(f.code in _BROKEN for f in v.findings)
-        for s in c.citations
-    }
-    out, repairs = [], []
-    for claim, verdict in zip(claims, verdicts, strict=True):
-        broken = any(f.code in _BROKEN for f in verdict.findings)  # never show a wrong quote or id
-        if not claim.citations or (
-            not broken and (verdict.verdict is Verdict.PASS or verdict.supported)
-        ):
-            out.append(claim)
-            continue
-        codes = tuple(dict.fromkeys(f.code for f in verdict.findings))
-        found = _closest_supported(claim, ctx, taken)
-        if found is not None:
-            hit, sent, score = found
-            taken.add((sent.start, sent.end))
-            slot = CitationSlot(
-                n=claim.citations[0].n,
-                snippet_id=hit.chunk.snippet_id,
-                offsets=Offsets(start=sent.start, end=sent.end),
-                quote=sent.quote,
-            )
-            fixed = claim.model_copy(
-                update={"text": sent.display, "citations": (slot,), "label": "[corrected]"}
-            )
-            repairs.append(
-                Repair(
-                    action=RepairAction.SUBSTITUTE,
-                    claim_id=claim.id,
-                    before=claim.text,
-                    after=sent.display,
-                    reason=f"cited span did not support it; closest supported "
-                    f"evidence sentence (support {score:.2f}) substituted",
-                    codes=codes,
-                )
-            )
-            out.append(fixed)
-            continue
-        stripped = claim.model_copy(update={"citations": (), "label": "[unsupported]"})
-        repairs.append(
-            Repair(
-                action=RepairAction.STRIP_CITATION,
-                claim_id=claim.id,
-                before=claim.text,
-                after=claim.text,
-                reason="no retrieved evidence supports this claim; citation "
-                "stripped and the claim marked unsupported",
-                codes=codes,
-            )
-        )
-        out.append(stripped)
-    return out, repairs
-
-
-def _renumber(claims: Sequence[Claim]) -> list[Claim]:
-    n, out = 0, []
-    for claim in claims:
-        slots = []
-        for slot in claim.citations:
-            n += 1
-            slots.append(slot.model_copy(update={"n": n}))
-        out.append(claim.model_copy(update={"citations": tuple(slots)}))
-    return out
-
-
-def _citation(slot: CitationSlot, verdict: ClaimVerdict, ctx: _Ctx) -> Citation:
-    hit = ctx.hits[slot.snippet_id]
-    codes = tuple(f.code for f in verdict.findings if f.citation_n in (None, slot.n))
-    chunk = hit.chunk.model_copy(update={"index_hash": ctx.live.index_hash})
-    return Citation(
-        **chunk.model_dump(),
-        n=slot.n,
-        span=slot.offsets,
-        quote=slot.quote,
-        verification=Verification(
-            verbatim=CheckCode.QUOTE_NOT_VERBATIM not in codes,
-            offsets_valid=CheckCode.BAD_OFFSETS not in codes,
-            support_score=verdict.support_score,
-            supported=verdict.supported,
-            codes=codes,
-        ),
-        score_raw=hit.score_raw,
-        score_norm=hit.score_norm,
-        rerank_score=hit.rerank_score,
-        k_pos=hit.k_pos,
-        k_final=hit.k_final,
-        old_document=hit.old_document,
-    )
-
-
-def _withhold(
-    claims: Sequence[Claim], verdicts: Sequence[ClaimVerdict]
-) -> tuple[list[Claim], list[Repair]]:
-    visible, repairs = [], []
-    for claim, verdict in zip(claims, verdicts, strict=True):
-        if verdict.verdict is Verdict.BLOCK:
-            codes = ", ".join(sorted({f.code.value for f in verdict.findings}))
-            repairs.append(
-                Repair(
-                    action=RepairAction.FALLBACK,
-                    claim_id=claim.id,
-                    before=claim.text,
-                    reason=f"withheld: still blocked after repair ({codes})",
-                    codes=tuple(dict.fromkeys(f.code for f in verdict.findings)),
-                )
-            )
-        else:
-            visible.append(claim)
-    return visible, repairs
-
-
-def _finish(
-    draft: Draft,
-    hits: Sequence[Hit],
-    ctx: _Ctx,
-    question: str,
-    repairs: list[Repair],
-    gen_ms: float,
-) -> Composed:
-    claims = _renumber(draft.claims)
-    verdicts, _ = _evaluate(claims, render(claims), ctx)
-    visible, withheld = _withhold(claims, verdicts)
-    repairs = repairs + withheld
-    visible = _renumber(visible)
-    v_verdicts, v_loose = _evaluate(visible, render(visible), ctx)
-    by_id = {v.claim_id: v for v in (*verdicts, *v_verdicts)}
-    shown = [by_id[c.id] for c in visible] + [v for v in verdicts if v.verdict is Verdict.BLOCK]
-    gate = GateResult(
-        verdict=answer_verdict(shown, v_loose, ctx.mode),
-        mode=ctx.mode,
-        codes=tuple(f for v in shown for f in v.findings) + tuple(v_loose),
+def _gate(shown: Sequence[ClaimVerdict], loose: Sequence[CodeFinding], mode: Mode) -> GateResult:
+    return GateResult(
+        verdict=answer_verdict(shown, loose, mode),
+        mode=mode,
+        codes=tuple(f for v in shown for f in v.findings) + tuple(loose),
         claims=tuple(shown),
     )
+
+
+def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: float) -> Composed:
+    """Re-check the repaired claims, withhold what still BLOCKs, compose or fall back."""
+    claims = renumber(draft.claims)
+    verdicts, _ = _evaluate(claims, render(claims), ctx)
+    visible, withheld = repair.withhold(claims, verdicts)
+    visible = renumber(visible)
+    shown_v, loose = _evaluate(visible, render(visible), ctx)
+    by_id = {v.claim_id: v for v in (*verdicts, *shown_v)}
+    blocked = [v for v in verdicts if v.verdict is Verdict.BLOCK]
+    gate = _gate([by_id[c.id] for c in visible] + blocked, loose, ctx.mode)
+    repairs = repairs + withheld
     if not any(c.citations for c in visible):
-        return _fallback(question, hits, ctx, draft.generator, repairs, gen_ms, gate, claims)
-    citations = tuple(_citation(s, by_id[c.id], ctx) for c in visible for s in c.citations)
+        dropped = [
+            Repair(
+                action=RepairAction.FALLBACK,
+                claim_id=c.id,
+                before=c.text,
+                reason="dropped: no claim of the answer kept a supporting citation",
+            )
+            for c in visible
+        ]
+        hits = list(ctx.hits.values())
+        return _fallback(question, hits, ctx, draft.generator, repairs + dropped, ms, gate)
     return Composed(
         answer=render(visible),
         claims=tuple(visible),
-        citations=citations,
+        citations=tuple(
+            build_citation(s, ctx.hits[s.snippet_id], by_id[c.id])
+            for c in visible
+            for s in c.citations
+        ),
         fallback=False,
         gate=gate,
         repairs=tuple(repairs),
         generator=draft.generator,
-        generate_ms=gen_ms,
+        generate_ms=ms,
     )
 
 
@@ -301,21 +198,47 @@ def _fallback(
     ctx: _Ctx,
     generator: str,
     repairs: Sequence[Repair],
-    gen_ms: float,
+    ms: float,
     gate: GateResult | None,
-    claims: Sequence[Claim] = (),
 ) -> Composed:
-    gate = gate or GateResult(verdict=Verdict.PASS, mode=ctx.mode)
     return Composed(
         answer=IDK,
         claims=(),
         citations=(),
         fallback=True,
-        gate=gate,
+        gate=gate or GateResult(verdict=Verdict.PASS, mode=ctx.mode),
         repairs=tuple(repairs),
         missing_evidence=missing_evidence(question, hits),
         generator=generator,
-        generate_ms=gen_ms,
+        generate_ms=ms,
+    )
+
+
+def _regenerate(
+    question: str,
+    hits: Sequence[Hit],
+    draft: Draft,
+    verdicts: Sequence[ClaimVerdict],
+    ctx: _Ctx,
+    again: Callable[[str], Composed],
+    ms: float,
+) -> Composed:
+    """Ladder step (c): retrieve with an expanded query, regenerate, check it all again."""
+    expanded = repair.expand_query(question, hits)
+    composed = again(expanded)
+    note = Repair(
+        action=RepairAction.REGENERATE,
+        before=draft.answer,
+        after=composed.answer,
+        reason=f"{repair.unsupported_count(verdicts)} of {len(verdicts)} claims unsupported: "
+        f"retrieved again with the expanded query {expanded!r} and regenerated",
+    )
+    notes = tuple(Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes)
+    return composed.model_copy(
+        update={
+            "repairs": (*notes, note, *composed.repairs),
+            "generate_ms": ms + composed.generate_ms,
+        }
     )
 
 
@@ -326,54 +249,45 @@ def compose(
     generator: Generator,
     scorer: SupportScorer,
     settings: Settings,
-    live: checks.LiveIndex,
+    live: LiveIndex,
     retrieve_again: Callable[[str], list[Hit]],
     seed: int = 0,
 ) -> Composed:
-    """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds."""
-    ctx = _Ctx(
-        hits={h.chunk.snippet_id: h for h in hits}, live=live, scorer=scorer, settings=settings
-    )
+    """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
+
+    `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder.
+    `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
+    """
+    ctx = _Ctx({h.chunk.snippet_id: h for h in hits}, live, scorer, settings)
     if not hits:
         return _fallback(question, hits, ctx, generator.name, (), 0.0, None)
     t0 = perf_counter()
     draft = generator.generate(question, hits, seed=seed)
-    gen_ms = (perf_counter() - t0) * 1000
+    ms = (perf_counter() - t0) * 1000
+    draft = draft.model_copy(update={"claims": apply_labels(draft.claims, ctx.foundational)})
     verdicts, _ = _evaluate(draft.claims, draft.answer, ctx)
-    claims, repairs = _repair(draft.claims, verdicts, ctx)
-    unsupported = sum(not v.supported for v in verdicts if v.verdict is not Verdict.PASS)
     rounds = settings.integrity.max_regenerations
-    if draft.claims and unsupported * 2 > len(draft.claims) and rounds > 0:
-        expanded = f"{question} {' '.join(c.text for c in draft.claims[:2])}"
-        fewer = settings.model_copy(
-            update={
-                "integrity": settings.integrity.model_copy(update={"max_regenerations": rounds - 1})
-            }
-        )
-        again = compose(
-            question,
-            retrieve_again(expanded),
-            generator=generator,
-            scorer=scorer,
-            settings=fewer,
-            live=live,
-            retrieve_again=retrieve_again,
-            seed=seed,
-        )
-        note = Repair(
-            action=RepairAction.REGENERATE,
-            reason=f"{unsupported} of {len(draft.claims)} claims "
-            "unsupported: retrieved again with an expanded query and regenerated once",
-        )
-        return again.model_copy(
-            update={"repairs": (note, *again.repairs), "generate_ms": gen_ms + again.generate_ms}
-        )
+    if rounds > 0 and repair.needs_regeneration(verdicts):
+        fewer = settings.integrity.model_copy(update={"max_regenerations": rounds - 1})
+        one_less = settings.model_copy(update={"integrity": fewer})
+
+        def again(query: str) -> Composed:
+            return compose(
+                question,
+                retrieve_again(query),
+                generator=generator,
+                scorer=scorer,
+                settings=one_less,
+                live=live,
+                retrieve_again=retrieve_again,
+                seed=seed,
+            )
+
+        return _regenerate(question, hits, draft, verdicts, ctx, again, ms)
+    claims, repairs = repair.substitute_or_strip(
+        draft.claims, verdicts, ctx.hits, scorer, ctx.threshold
+    )
     notes = [Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes]
     return _finish(
-        draft.model_copy(update={"claims": tuple(claims)}),
-        hits,
-        ctx,
-        question,
-        notes + repairs,
-        gen_ms,
+        draft.model_copy(update={"claims": tuple(claims)}), question, ctx, notes + repairs, ms
     )

@@ -1,9 +1,14 @@
 """The Citation Gate of seed 000: PASS / WARN / BLOCK per claim and for the answer (SPEC 5.2).
 
-BLOCK: a fabricated citation (any mode); a missing or failed required citation for a
-definition, number or quote, an analyzer mismatch, or an unsupported fact (strict mode).
-WARN: citations exist but lack a version / point at a chunk that is no longer live, weaker
-evidence in lenient mode, form problems (markers, cross-section reuse, missing rank).
+BLOCK (any mode): a fabricated citation, a quote claim whose quote is not verbatim, an
+analyzer or index-identity mismatch (the citation cannot be reproduced against this index).
+BLOCK (strict mode): a missing or failed required citation for a definition, number, quote,
+fact or general-knowledge claim (unsupported, misattributed, wrong number, term not in the
+span, bad span, over-generalised wording, missing label).
+WARN: citations exist but lack a version or point at a chunk whose revision is no longer
+live (rev mismatch); the same evidence problems in lenient mode or for recommendations,
+reasoning and self-knowledge; form problems (markers, cross-section reuse, score or rank
+missing from the trace).
 PASS: everything complete and reproducible.
 """
 
@@ -15,7 +20,9 @@ from typing import Literal
 from server.contracts import CheckCode, Claim, ClaimType, ClaimVerdict, CodeFinding, Verdict
 
 Mode = Literal["strict", "lenient"]
-_ALWAYS_BLOCK = frozenset({CheckCode.FABRICATED_ID, CheckCode.ANALYZER_MISMATCH})
+_ALWAYS_BLOCK = frozenset(
+    {CheckCode.FABRICATED_ID, CheckCode.ANALYZER_MISMATCH, CheckCode.MISMATCH_INDEX_HASH}
+)
 _EVIDENCE = frozenset(
     {
         CheckCode.UNSUPPORTED,

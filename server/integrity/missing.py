@@ -1,13 +1,49 @@
-"""What an honest "I don't know" says about the source that would answer (SPEC 5.3, seed 000)."""
+"""What an honest "I don't know" says about the source that would answer (SPEC 5.3, seed 000).
+
+Built from the question's key terms, the kind of statement it asks for (a definition, a
+figure, a procedure, a reason, a fact) and the sections that came closest.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from server.contracts import Hit, MissingEvidence
 from server.text import content_words
 
 _NEAREST = 3
+_KINDS = (
+    (
+        re.compile(r"^\s*(?:what|who)\s+(?:is|are)\b|\bdefin|\bmeaning of\b", re.I),
+        "a glossary or reference page that defines {topic}",
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|long|often|big|large)\b|\bwhat (?:is the )?(?:number|"
+            r"limit|size|rate|percentage|version)\b|\bwhen\b",
+            re.I,
+        ),
+        "a versioned reference, changelog or specification that states the figure for {topic}, "
+        "with its date, version or environment",
+    ),
+    (
+        re.compile(r"^\s*how (?:do|to|can|should)\b|\bsteps?\b|\bconfigure\b|\bset up\b", re.I),
+        "a how-to guide or tutorial that walks through {topic}",
+    ),
+    (
+        re.compile(r"^\s*why\b|\breason\b", re.I),
+        "a design note, rationale or explanation page about {topic}",
+    ),
+)
+
+
+def source_kind(question: str, topic: str) -> str:
+    """The kind of document that would answer `question` (first matching pattern wins)."""
+    for pattern, kind in _KINDS:
+        if pattern.search(question):
+            return kind.format(topic=topic)
+    return f"a document that states the facts about {topic} directly"
 
 
 def missing_evidence(question: str, hits: Sequence[Hit]) -> MissingEvidence:
@@ -18,9 +54,14 @@ def missing_evidence(question: str, hits: Sequence[Hit]) -> MissingEvidence:
         f"{h.chunk.source_url}#{h.chunk.section_id} (nearest match, not sufficient)"
         for h in hits[:_NEAREST]
     )
+    closest = f" The closest indexed sections fell short: {', '.join(nearest)}." if nearest else ""
     summary = (
-        f"No indexed passage supports an answer about: {topic}. A document that states this "
-        "directly (a reference page, policy or specification covering these terms) would answer "
-        "it; ingest one with `citegate ingest PATH` and ask again."
+        f"No indexed passage supports an answer about: {topic}. What would answer it: "
+        f"{source_kind(question, topic)}.{closest} Ingest such a source with "
+        "`citegate ingest PATH` and ask again."
     )
-    return MissingEvidence(summary=summary, suggested_sources=nearest, query_terms=terms)
+    return MissingEvidence(
+        summary=summary,
+        suggested_sources=(source_kind(question, topic), *nearest),
+        query_terms=terms,
+    )

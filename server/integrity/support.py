@@ -20,30 +20,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from server.errors import ConfigError, ModelUnavailableError
-from server.generate.claims import NUMBER
+from server.integrity.numbers import normalise_numbers
 from server.ports import Embedder, SupportScorer
 from server.retrieve import cosine
 from server.settings import Settings, default_config_dir
 from server.text import content_words
 
-FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch")
+FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage")
 _NEG = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|without)\b", re.I
+    r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|wasn't|"
+    r"weren't|won't|without|fails?|failed|lacks?|unable)\b",
+    re.I,
 )
-_WORDNUM = {
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "hundred": "100",
-    "thousand": "1000",
-}
+_ENTITY = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z0-9]|\b[A-Z]{2,}\b|\b\w*\d\w*\b")
 
 
 class SupportModel(BaseModel):
@@ -53,26 +42,40 @@ class SupportModel(BaseModel):
     intercept: float
     weights: dict[str, float]
     origin: str
+    threshold: float | None = None
     dev_balanced_accuracy: dict[str, float] = {}
+    test_balanced_accuracy: dict[str, float] = {}
+    sizes: dict[str, list[int]] = {}
 
 
-def normalise_numbers(text: str) -> set[str]:
-    """'1,000' == '1000', '5 percent' == '5%', 'three' == '3'."""
-    lowered = text.lower()
-    found = {
-        m.group(0).replace(",", "").replace(" ", "").replace("percent", "%")
-        for m in NUMBER.finditer(lowered)
-    }
-    found |= {v for w, v in _WORDNUM.items() if re.search(rf"\b{w}\b", lowered)}
-    return {n.rstrip(".") for n in found if n}
+def lemma(word: str) -> str:
+    """A crude suffix stripper: rotate/rotates/rotated/rotating -> rotat, keys -> key."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def lemmas(text: str) -> set[str]:
+    return {lemma(w) for w in content_words(text)}
+
+
+def entities(text: str) -> set[str]:
+    """Capitalised terms (not sentence-initial), acronyms and alphanumeric ids, lowercased."""
+    return {m.group(0).lower() for m in _ENTITY.finditer(text)}
 
 
 def features(
     claim: str, evidence: str, claim_vec: Sequence[float], evidence_vec: Sequence[float]
 ) -> dict[str, float]:
-    """The four signals, each in [0, 1] (cosine clipped at 0)."""
-    cw, ew = set(content_words(claim)), set(content_words(evidence))
+    """The five signals, each in [0, 1] (cosine clipped at 0).
+
+    coverage: share of the claim's content-word lemmas found in the evidence's;
+    entity_coverage: share of its named terms found there (1 when it names none).
+    """
+    cw, ew = lemmas(claim), lemmas(evidence)
     cn, en = normalise_numbers(claim), normalise_numbers(evidence)
+    ents, low = entities(claim), evidence.lower()
     return {
         "coverage": len(cw & ew) / len(cw) if cw else 0.0,
         "cosine": max(0.0, cosine(claim_vec, evidence_vec)),
@@ -80,16 +83,24 @@ def features(
         "negation_mismatch": 1.0
         if bool(_NEG.search(claim)) != bool(_NEG.search(evidence))
         else 0.0,
+        "entity_coverage": sum(e in low for e in ents) / len(ents) if ents else 1.0,
     }
 
 
 def load_support_model(path: Path) -> SupportModel:
+    """Read the fitted coefficients; refuse a file fitted on other features."""
     try:
-        return SupportModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        model = SupportModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError as exc:
         raise ConfigError(f"{path} is missing: run `python -m evals.calibration.support`") from exc
     except ValueError as exc:
         raise ConfigError(f"{path} is not a valid support model: {exc}") from exc
+    if set(model.weights) != set(FEATURES):
+        raise ConfigError(
+            f"{path} was fitted on features {sorted(model.weights)}, this code computes "
+            f"{sorted(FEATURES)}: re-run `python -m evals.calibration.support`"
+        )
+    return model
 
 
 class FeatureSupportScorer:

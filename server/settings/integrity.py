@@ -21,3 +21,7 @@ class IntegritySettings(BaseModel):
     support_model_file: str = Field(description="logistic coefficients fitted on dev splits")
     nli_path: str | None = Field(description="NLI cross-encoder folder; beats the feature model")
     over_generalised: list[str] = Field(description="phrases that need specific support")
+    foundational_tag: str = Field(
+        min_length=1,
+        description="tag of the foundational-docs collection ([foundational knowledge])",
+    )

@@ -67,13 +67,15 @@ def test_markers_match_citations() -> None:
 
 def test_number_needs_same_number_and_reference_point() -> None:
     good = claim("Keys rotate every 90 days.", ClaimType.NUMBER, slot(1, ROTATE))
-    assert checks.check_type_evidence(good, [ROTATE], [], False) == []
+    assert checks.check_type_evidence(good, [ROTATE], allow_general=False) == []
     wrong = claim("Keys rotate every 30 days.", ClaimType.NUMBER, slot(1, ROTATE))
-    assert codes(checks.check_type_evidence(wrong, [ROTATE], [], False)) == [
+    assert codes(checks.check_type_evidence(wrong, [ROTATE], allow_general=False)) == [
         CheckCode.NUMBER_MISMATCH
     ]
     words = claim("Keys rotate every ninety days.", ClaimType.NUMBER)
-    assert codes(checks.check_type_evidence(words, [], [], False)) == [CheckCode.MISSING_CITATION]
+    assert codes(checks.check_type_evidence(words, [], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
 
 
 def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
@@ -83,23 +85,123 @@ def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
         ClaimType.DEFINITION,
         slot(1, gate, HIT_B),
     )
-    assert checks.check_type_evidence(d, [gate], [], False) == []
+    assert checks.check_type_evidence(d, [gate], allow_general=False) == []
     d2 = claim("The vault is the store for keys.", ClaimType.DEFINITION, slot(1, gate, HIT_B))
-    assert codes(checks.check_type_evidence(d2, [gate], [], False)) == [CheckCode.TERM_NOT_IN_SPAN]
+    assert codes(checks.check_type_evidence(d2, [gate], allow_general=False)) == [
+        CheckCode.TERM_NOT_IN_SPAN
+    ]
     q = claim(
         'The docs say "blocks invented citations" plainly.', ClaimType.QUOTE, slot(1, gate, HIT_B)
     )
-    assert codes(checks.check_type_evidence(q, [gate], [], False)) == [CheckCode.QUOTE_NOT_VERBATIM]
+    assert codes(checks.check_type_evidence(q, [gate], allow_general=False)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
 
 
 def test_labels_and_general_knowledge_mode() -> None:
     gk = claim("Water boils at 100 C at sea level.", ClaimType.GENERAL_KNOWLEDGE)
-    assert codes(checks.check_type_evidence(gk, [], [], True)) == [CheckCode.LABEL_MISSING]
-    labelled = gk.model_copy(update={"label": "[general knowledge]"})
-    assert checks.check_type_evidence(labelled, [], [], True) == []
-    assert codes(checks.check_type_evidence(labelled, [], [], False)) == [
+    assert codes(checks.check_type_evidence(gk, [], allow_general=True)) == [
+        CheckCode.LABEL_MISSING,
+        CheckCode.LABEL_MISSING,
+    ]
+    labelled = gk.model_copy(
+        update={
+            "label": "[general knowledge]",
+            "text": "Water boils at 100 C (general knowledge, not verified against the corpus)",
+        }
+    )
+    assert checks.check_type_evidence(labelled, [], allow_general=True) == []
+    assert codes(checks.check_type_evidence(labelled, [], allow_general=False)) == [
         CheckCode.MISSING_CITATION
     ]
+
+
+def test_self_knowledge_needs_its_label_and_the_foundational_docs() -> None:
+    own = claim("The gate blocks fabricated citations.", ClaimType.SELF_KNOWLEDGE, slot(1, ROTATE))
+    assert codes(
+        checks.check_type_evidence(own, [ROTATE], allow_general=False, foundational=True)
+    ) == [CheckCode.LABEL_MISSING]
+    labelled = own.model_copy(update={"label": "[foundational knowledge]"})
+    assert (
+        checks.check_type_evidence(labelled, [ROTATE], allow_general=False, foundational=True) == []
+    )
+    assert codes(checks.check_type_evidence(labelled, [ROTATE], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+
+
+def test_recommendation_cites_guidance_or_is_labelled_reasoning() -> None:
+    vault = "Admins must store keys in the vault."
+    rec = claim("Store keys in the vault.", ClaimType.RECOMMENDATION, slot(1, vault))
+    assert checks.check_type_evidence(rec, [vault], allow_general=False) == []
+    assert codes(checks.check_type_evidence(rec, [ROTATE], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+    bare = claim("Store keys in the vault.", ClaimType.RECOMMENDATION)
+    assert codes(checks.check_type_evidence(bare, [], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+    reasoned = bare.model_copy(update={"label": "[reasoning]"})
+    assert checks.check_type_evidence(reasoned, [], allow_general=False) == []
+
+
+def test_numbers_normalise_before_comparing() -> None:
+    span = "Up to 1,000 keys, 5 percent of them rotated in 2025."
+    same = claim("1000 keys and 5% rotated.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_type_evidence(same, [span], allow_general=False) == []
+    three = claim("Three keys rotate.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert (
+        codes(checks.check_type_evidence(three, ["3 keys rotate in v2.1."], allow_general=False))
+        == []
+    )
+    no_anchor = claim("Keys rotate every 90 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert codes(
+        checks.check_type_evidence(no_anchor, ["Keys rotate 90 times."], allow_general=False)
+    ) == [CheckCode.MISSING_CITATION]
+
+
+def test_support_unsupported_and_misattributed() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_support(c, 0.9, 0.5) == []
+    assert codes(checks.check_support(c, 0.2, 0.5)) == [CheckCode.UNSUPPORTED]
+    assert codes(checks.check_support(c, 0.2, 0.5, ("keys-b", 0.4))) == [CheckCode.UNSUPPORTED]
+    found = checks.check_support(c, 0.2, 0.5, ("keys-b", 0.8))
+    assert codes(found) == [CheckCode.MISATTRIBUTED]
+    assert "keys-b" in found[0].detail
+    assert checks.check_support(claim("So it holds.", ClaimType.REASONING), None, 0.5) == []
+
+
+def test_index_identity_missing_version_and_deleted_doc() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    s = c.citations[0]
+    later = LIVE.model_copy(update={"index_hash": "ih:content2"})
+    assert checks.check_identity(c, s, HIT_A, later) == []  # same identity, later content
+    other = LIVE.model_copy(update={"index_hash": "other:content"})
+    assert codes(checks.check_identity(c, s, HIT_A, other)) == [CheckCode.MISMATCH_INDEX_HASH]
+    model = LIVE.model_copy(update={"embed_model": "bge"})
+    assert codes(checks.check_identity(c, s, HIT_A, model)) == [CheckCode.MISMATCH_INDEX_HASH]
+    unversioned = HIT_A.model_copy(update={"chunk": HIT_A.chunk.model_copy(update={"rev": ""})})
+    found = checks.check_identity(c, s, unversioned, LIVE)
+    assert codes(found) == [CheckCode.REV_MISMATCH]
+    assert "no version" in found[0].detail
+    gone = LIVE.model_copy(update={"revs": {}})
+    found = checks.check_identity(c, s, HIT_A, gone)
+    assert codes(found) == [CheckCode.REV_MISMATCH]
+    assert "deleted" in found[0].detail
+
+
+def test_trace_needs_a_score_and_ranks() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    nan = HIT_A.model_copy(update={"score_raw": float("nan")})
+    assert codes(checks.check_trace(c, c.citations[0], nan)) == [CheckCode.MISSING_SCORE]
+    assert checks.check_trace(c, c.citations[0], HIT_A) == []
+
+
+def test_empty_citations() -> None:
+    bare = claim(ROTATE, ClaimType.FACT)
+    assert codes(checks.check_empty([bare])) == [CheckCode.EMPTY_CITATIONS]
+    assert checks.check_empty([claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))]) == []
+    assert checks.check_empty([]) == []
 
 
 def test_reasoning_may_not_add_facts_and_overgeneralisation() -> None:
