@@ -118,6 +118,40 @@ def _write(out: dict[str, object], threshold: float) -> None:
     yaml_path.write_text(text, encoding="utf-8")
 
 
+def fit(xs: dict[str, np.ndarray], ys: dict[str, np.ndarray]) -> tuple[LogisticRegression, float]:
+    """Coefficients on the dev sets (each weighted equally) and the best mean-BA threshold."""
+    dev = [k for k in xs if k.startswith("dev:")]
+    x_dev, y_dev = np.vstack([xs[k] for k in dev]), np.concatenate([ys[k] for k in dev])
+    model = LogisticRegression(max_iter=2000).fit(
+        x_dev, y_dev, sample_weight=set_weights([ys[k] for k in dev])
+    )
+    threshold = best_threshold(
+        [ys[k] for k in dev], [model.predict_proba(xs[k])[:, 1] for k in dev]
+    )
+    return model, threshold
+
+
+def evaluate(
+    model: LogisticRegression,
+    threshold: float,
+    xs: dict[str, np.ndarray],
+    ys: dict[str, np.ndarray],
+) -> dict[str, float]:
+    """Balanced accuracy of the supported / not-supported decision on every split."""
+    report = {}
+    for key, x in xs.items():
+        pred = (model.predict_proba(x)[:, 1] >= threshold).astype(int)
+        report[key] = round(balanced_accuracy(ys[key], pred), 3)
+        log.info(
+            "%-14s n=%4d pos=%4d balanced_accuracy=%.3f",
+            key,
+            len(ys[key]),
+            int(ys[key].sum()),
+            report[key],
+        )
+    return report
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -131,25 +165,8 @@ def main() -> None:
     )
     xs = {k: matrix(v, vecs) for k, v in sets.items()}
     ys = {k: np.array([lab for *_, lab in v]) for k, v in sets.items()}
-    dev = [k for k in sets if k.startswith("dev:")]
-    x_dev, y_dev = np.vstack([xs[k] for k in dev]), np.concatenate([ys[k] for k in dev])
-    model = LogisticRegression(max_iter=2000).fit(
-        x_dev, y_dev, sample_weight=set_weights([ys[k] for k in dev])
-    )
-    threshold = best_threshold(
-        [ys[k] for k in dev], [model.predict_proba(xs[k])[:, 1] for k in dev]
-    )
-    report = {}
-    for key, x in xs.items():
-        pred = (model.predict_proba(x)[:, 1] >= threshold).astype(int)
-        report[key] = round(balanced_accuracy(ys[key], pred), 3)
-        log.info(
-            "%-14s n=%4d pos=%4d balanced_accuracy=%.3f",
-            key,
-            len(ys[key]),
-            int(ys[key].sum()),
-            report[key],
-        )
+    model, threshold = fit(xs, ys)
+    report = evaluate(model, threshold, xs, ys)
     out = {
         "intercept": float(model.intercept_[0]),
         "weights": {k: float(w) for k, w in zip(FEATURES, model.coef_[0], strict=True)},

@@ -8,6 +8,7 @@ with `missing_evidence`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
@@ -30,7 +31,7 @@ from server.contracts import (
 from server.generate.extractive import render
 from server.integrity import checks, repair
 from server.integrity.citations import build_citation, renumber
-from server.integrity.gate import Mode, answer_verdict, claim_verdict
+from server.integrity.gate import Mode, claim_verdict, gate_result
 from server.integrity.labels import apply_labels
 from server.integrity.live import LiveIndex
 from server.integrity.missing import missing_evidence
@@ -144,15 +145,6 @@ def _evaluate(
     return verdicts, loose
 
 
-def _gate(shown: Sequence[ClaimVerdict], loose: Sequence[CodeFinding], mode: Mode) -> GateResult:
-    return GateResult(
-        verdict=answer_verdict(shown, loose, mode),
-        mode=mode,
-        codes=tuple(f for v in shown for f in v.findings) + tuple(loose),
-        claims=tuple(shown),
-    )
-
-
 def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: float) -> Composed:
     """Re-check the repaired claims, withhold what still BLOCKs, compose or fall back."""
     claims = renumber(draft.claims)
@@ -162,7 +154,7 @@ def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: f
     shown_v, loose = _evaluate(visible, render(visible), ctx)
     by_id = {v.claim_id: v for v in (*verdicts, *shown_v)}
     blocked = [v for v in verdicts if v.verdict is Verdict.BLOCK]
-    gate = _gate([by_id[c.id] for c in visible] + blocked, loose, ctx.mode)
+    gate = gate_result([by_id[c.id] for c in visible] + blocked, loose, ctx.mode)
     repairs = repairs + withheld
     if not any(c.citations for c in visible):
         dropped = [
@@ -242,6 +234,33 @@ def _regenerate(
     )
 
 
+def _once_more(
+    question: str,
+    generator: Generator,
+    scorer: SupportScorer,
+    settings: Settings,
+    live: LiveIndex,
+    retrieve_again: Callable[[str], list[Hit]],
+    seed: int,
+    query: str,
+) -> Composed:
+    """`compose` over `retrieve_again(query)` with one regeneration round fewer."""
+    rounds = settings.integrity.max_regenerations - 1
+    fewer = settings.model_copy(
+        update={"integrity": settings.integrity.model_copy(update={"max_regenerations": rounds})}
+    )
+    return compose(
+        question,
+        retrieve_again(query),
+        generator=generator,
+        scorer=scorer,
+        settings=fewer,
+        live=live,
+        retrieve_again=retrieve_again,
+        seed=seed,
+    )
+
+
 def compose(
     question: str,
     hits: Sequence[Hit],
@@ -266,23 +285,10 @@ def compose(
     ms = (perf_counter() - t0) * 1000
     draft = draft.model_copy(update={"claims": apply_labels(draft.claims, ctx.foundational)})
     verdicts, _ = _evaluate(draft.claims, draft.answer, ctx)
-    rounds = settings.integrity.max_regenerations
-    if rounds > 0 and repair.needs_regeneration(verdicts):
-        fewer = settings.integrity.model_copy(update={"max_regenerations": rounds - 1})
-        one_less = settings.model_copy(update={"integrity": fewer})
-
-        def again(query: str) -> Composed:
-            return compose(
-                question,
-                retrieve_again(query),
-                generator=generator,
-                scorer=scorer,
-                settings=one_less,
-                live=live,
-                retrieve_again=retrieve_again,
-                seed=seed,
-            )
-
+    if settings.integrity.max_regenerations > 0 and repair.needs_regeneration(verdicts):
+        again = functools.partial(
+            _once_more, question, generator, scorer, settings, live, retrieve_again, seed
+        )
         return _regenerate(question, hits, draft, verdicts, ctx, again, ms)
     claims, repairs = repair.substitute_or_strip(
         draft.claims, verdicts, ctx.hits, scorer, ctx.threshold

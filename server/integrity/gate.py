@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from server.contracts import CheckCode, Claim, ClaimType, ClaimVerdict, CodeFinding, Verdict
+from server.contracts import (
+    CheckCode,
+    Claim,
+    ClaimType,
+    ClaimVerdict,
+    CodeFinding,
+    GateResult,
+    Verdict,
+)
 
 Mode = Literal["strict", "lenient"]
 _ALWAYS_BLOCK = frozenset(
@@ -86,3 +94,15 @@ def answer_verdict(
 ) -> Verdict:
     """The worst claim verdict; findings tied to no claim (markers) count as WARN."""
     return worst([*(c.verdict for c in claims), *(Verdict.WARN for _ in loose)])
+
+
+def gate_result(
+    shown: Sequence[ClaimVerdict], loose: Sequence[CodeFinding], mode: Mode
+) -> GateResult:
+    """The answer's gate: its verdict, every finding, and the verdict of every claim."""
+    return GateResult(
+        verdict=answer_verdict(shown, loose, mode),
+        mode=mode,
+        codes=tuple(f for v in shown for f in v.findings) + tuple(loose),
+        claims=tuple(shown),
+    )
