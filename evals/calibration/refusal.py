@@ -66,7 +66,7 @@ def main() -> None:
             labels.append(label)
     store.close()
     y, p = np.array(labels), np.array(scores)
-    threshold = best_threshold(y, p)
+    threshold = best_threshold([y], [p])
     acc = balanced_accuracy(y, (p >= threshold).astype(int))
     print(
         f"{len(y) // 2} SciFact train queries; threshold {threshold:.2f}; "
