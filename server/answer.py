@@ -101,7 +101,7 @@ def _live(engine: Engine) -> LiveIndex:
     meta = engine.store.meta()
     if meta is None:
         raise EmptyIndexError("the index is empty: run `citegate ingest PATH...` first")
-    return LiveIndex.from_store(meta, engine.store.docs())
+    return LiveIndex.from_store(meta, engine.store.live_revs())  # revs only, no document texts
 
 
 def _delta_s(engine: Engine, query_vector: Sequence[float], hits: Sequence[Hit]) -> float | None:

@@ -67,9 +67,14 @@ class AppState:
     write_lock: threading.Lock = field(default_factory=threading.Lock)
     keys: dict[str, object] = field(default_factory=dict)
 
+    _traces: TraceStore | None = None
+
     @property
     def traces(self) -> TraceStore:
-        return TraceStore(self.settings.data_dir / self.settings.service.traces_db)
+        """Opened on first use (creates the tables once), then reused for every request."""
+        if self._traces is None:
+            self._traces = TraceStore(self.settings.data_dir / self.settings.service.traces_db)
+        return self._traces
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})

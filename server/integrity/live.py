@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 
-from server.contracts import DocRecord, Frozen, IndexMeta
+from server.contracts import Frozen, IndexMeta
 
 
 def identity_part(index_hash: str) -> str:
@@ -25,10 +25,11 @@ class LiveIndex(Frozen):
     revs: dict[str, str]
 
     @classmethod
-    def from_store(cls, meta: IndexMeta, docs: Sequence[DocRecord]) -> LiveIndex:
+    def from_store(cls, meta: IndexMeta, revs: Mapping[str, str]) -> LiveIndex:
+        """From the index meta and the store's `live_revs()` (doc_id -> rev; no document text)."""
         return cls(
             index_hash=meta.index_hash,
             analyzer=meta.identity.analyzer,
             embed_model=meta.identity.embed_model,
-            revs={d.doc_id: d.rev for d in docs},
+            revs=dict(revs),
         )

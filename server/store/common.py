@@ -90,14 +90,14 @@ class LiveReads:
     def _scroll(self, flt: Any, payload: Any = True, vector: Any = False) -> Iterator[Any]:
         raise NotImplementedError
 
-    def _live_revs(self) -> Mapping[str, str]:
+    def live_revs(self) -> Mapping[str, str]:
         raise NotImplementedError
 
     def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
         raise NotImplementedError
 
     def _live_chunks(self, snippet_ids: Sequence[str], vector: bool) -> list[Any]:
-        live = self._live_revs()
+        live = self.live_revs()
         records = self._scroll(
             self._filter("chunk", snippet_ids), vector=[DENSE] if vector else False
         )

@@ -93,7 +93,7 @@ class EdgeStore(c.LiveReads):
             if offset is None:
                 return
 
-    def _live_revs(self) -> Mapping[str, str]:
+    def live_revs(self) -> Mapping[str, str]:
         return self._live
 
     def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:

@@ -105,7 +105,7 @@ class QdrantServerStore(c.LiveReads):
             must.append(_any("snippet_id", snippet_ids))
         return m.Filter(must=must)
 
-    def _live_revs(self) -> Mapping[str, str]:
+    def live_revs(self) -> Mapping[str, str]:
         return self._live()
 
     def _live(self) -> dict[str, str]:

@@ -170,6 +170,7 @@ def test_delete_doc_removes_chunks_and_registry(store: ChunkStore) -> None:
 
 def test_registry_vectors_and_meta(store: ChunkStore) -> None:
     assert [d.doc_id for d in store.docs()] == sorted(DOCS)
+    assert dict(store.live_revs()) == {d.doc_id: d.rev for d in store.docs()}
     assert store.get_doc("keys").text == DOCS["keys"][0]  # type: ignore[union-attr]
     vectors = store.dense_vectors(["cors-0001", "nope"])
     assert list(vectors) == ["cors-0001"] and len(vectors["cors-0001"]) == EMB.dim
