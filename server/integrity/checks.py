@@ -171,11 +171,18 @@ def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
     return []
 
 
-def _number(claim: Claim, joined: str) -> list[CodeFinding]:
+def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
+    """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1)."""
     missing = normalise_numbers(claim.text) - normalise_numbers(joined)
     if missing:
         detail = f"{', '.join(sorted(missing))} not in the cited span"
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]
+    return []
+
+
+def _number(claim: Claim, joined: str) -> list[CodeFinding]:
+    if mismatch := _numbers_match(claim, joined):
+        return mismatch
     if not has_reference_point(joined):
         detail = "the cited span gives no reference point (date, version, environment)"
         return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
@@ -224,8 +231,12 @@ def check_type_evidence(
             return []
         detail = f"a {claim.type.value} needs a citation"
         return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
+    joined = " ".join(spans)
     check = _BY_TYPE.get(claim.type)
-    return check(claim, " ".join(spans)) if check else []
+    found = check(claim, joined) if check else []
+    if claim.type is not ClaimType.NUMBER:  # a number inside any claim must still match
+        found += _numbers_match(claim, joined)
+    return found
 
 
 def check_reasoning(claim: Claim, cited_claims: Sequence[Claim]) -> list[CodeFinding]:

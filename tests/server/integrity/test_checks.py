@@ -78,6 +78,15 @@ def test_number_needs_same_number_and_reference_point() -> None:
     ]
 
 
+def test_a_number_inside_any_claim_type_must_match_its_span() -> None:
+    fact = claim("Keys are rotated every 30 days by the vault.", ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(fact, [ROTATE], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    same = claim("Keys are rotated every 90 days.", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(same, [ROTATE], allow_general=False) == []
+
+
 def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
     gate = "The gate blocks fabricated citations."
     d = claim(

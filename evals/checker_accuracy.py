@@ -1,0 +1,105 @@
+"""Checker accuracy: the integrity checker alone on labelled (claim, evidence) pairs (SPEC 7).
+
+    python -m evals.checker_accuracy [--split test] [--per-set 400] [--data ../shared/data]
+                                     [--out runs/checker_accuracy.json]
+
+Each pair becomes one claim (typed by the generator's own classifier) citing one span, the
+evidence. The checker's decision is the one the gate acts on: *supported* when
+`check_support` (configured scorer, calibrated `integrity.support_threshold`) and
+`check_type_evidence` (numbers, quotes, definitions, recommendations) raise nothing.
+Balanced accuracy per set, against the data set's label.
+
+Sets (readers in evals.calibration.support_data): WiCE, SciFact rationales, HaluEval-QA and
+BEGIN. `--split dev` reads the splits the threshold was tuned on (a sanity check); `test`
+(the default) reads the held-out ones, the figures to report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evals.calibration.support import balanced_accuracy, splits
+from evals.calibration.support_data import Pair
+from server.contracts import CitationSlot, Claim, Offsets
+from server.embed import load_embedder
+from server.generate.claims import classify_claim
+from server.integrity.checks import check_support, check_type_evidence
+from server.integrity.support import build_support_scorer
+from server.ports import SupportScorer
+from server.settings import Settings, load_settings
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def as_claim(text: str, evidence: str) -> Claim:
+    """The pair as the checker sees it: a typed claim with one slot quoting the evidence."""
+    slot = CitationSlot(
+        n=1, snippet_id="pair", offsets=Offsets(start=0, end=len(evidence)), quote=evidence
+    )
+    return Claim(id="c1", text=text, type=classify_claim(text), citations=(slot,))
+
+
+def supported(pair: Pair, scorer: SupportScorer, settings: Settings) -> bool:
+    """True when the checker raises no support or type-evidence finding for the pair."""
+    text, evidence, _ = pair
+    claim = as_claim(text, evidence)
+    score = scorer.support(text, evidence)
+    findings = check_support(claim, score, settings.integrity.support_threshold)
+    findings += check_type_evidence(
+        claim, [evidence], allow_general=settings.integrity.allow_general_knowledge
+    )
+    return not findings
+
+
+def accuracy(pairs: Sequence[Pair], scorer: SupportScorer, settings: Settings) -> dict[str, float]:
+    y = np.array([label for *_, label in pairs])
+    pred = np.array([int(supported(p, scorer, settings)) for p in pairs])
+    return {
+        "n": len(pairs),
+        "supported": int(y.sum()),
+        "balanced_accuracy": round(balanced_accuracy(y, pred), 3),
+        "precision_supported": round(float((y[pred == 1]).mean()) if pred.any() else 0.0, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--split", choices=["dev", "test"], default="test")
+    ap.add_argument("--per-set", type=int, default=400)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    settings = load_settings()
+    scorer = build_support_scorer(settings, load_embedder(settings.models))
+    sets = {
+        k.split(":", 1)[1]: v
+        for k, v in splits(args.data, args.per_set).items()
+        if k.startswith(f"{args.split}:")
+    }
+    report = {name: accuracy(pairs, scorer, settings) for name, pairs in sets.items()}
+    print(
+        f"checker ({scorer.name}, threshold {settings.integrity.support_threshold}) on {args.split}"
+    )
+    print(f"{'set':10s} {'n':>5s} {'supported':>9s} {'balanced acc':>12s} {'precision':>9s}")
+    for name, r in report.items():
+        print(
+            f"{name:10s} {r['n']:5d} {r['supported']:9d} {r['balanced_accuracy']:12.3f} "
+            f"{r['precision_supported']:9.3f}"
+        )
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(
+            json.dumps({"split": args.split, "scorer": scorer.name, "sets": report}, indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

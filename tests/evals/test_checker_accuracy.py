@@ -1,0 +1,42 @@
+"""The checker-accuracy decision on hand-made pairs, with a word-overlap support scorer."""
+
+from __future__ import annotations
+
+from evals.checker_accuracy import accuracy, as_claim, supported
+from server.contracts import ClaimType
+from server.settings import load_settings
+from tests.server.integrity.helpers import WordOverlapScorer
+
+
+def test_pair_becomes_a_typed_claim_quoting_the_whole_evidence() -> None:
+    claim = as_claim("In 2024 the limit was 10 MB.", "Uploads over 10 MB are refused.")
+    assert claim.type is ClaimType.NUMBER
+    slot = claim.citations[0]
+    assert (slot.offsets.start, slot.offsets.end) == (0, len("Uploads over 10 MB are refused."))
+
+
+def test_supported_needs_support_and_matching_numbers() -> None:
+    settings = load_settings()
+    scorer = WordOverlapScorer()
+    assert supported(
+        ("Uploads over 10 MB are refused.", "Uploads over 10 MB are refused.", 1), scorer, settings
+    )
+    # every word but the number is there: support passes, the number check does not
+    assert not supported(
+        ("Uploads over 12 MB are refused.", "Uploads over 10 MB are refused.", 0), scorer, settings
+    )
+    assert not supported(("Cats dream at night.", "Uploads are refused.", 0), scorer, settings)
+
+
+def test_accuracy_is_balanced_over_both_classes() -> None:
+    settings = load_settings()
+    pairs = [
+        ("Uploads are refused.", "Uploads are refused.", 1),  # right
+        ("Cats dream at night.", "Cats dream at night.", 0),  # wrong: label says unsupported
+        ("Dogs bark loudly.", "Uploads are refused.", 0),  # right
+    ]
+    report = accuracy(pairs, WordOverlapScorer(), settings)
+    # recall on supported 1/1, on unsupported 1/2: balanced (1 + 0.5) / 2
+    assert report["balanced_accuracy"] == 0.75
+    assert report["n"] == 3 and report["supported"] == 1
+    assert report["precision_supported"] == 0.5
