@@ -1,0 +1,207 @@
+"""Ingest throughput: citegate's pipeline vs pure embedding vs a LlamaIndex pipeline (issue 3).
+
+    .venv/bin/python bench/ingest.py [--data ../shared/data] [--scifact-docs N]
+
+For each corpus (FastAPI docs; the SciFact abstracts), in one process with one model load:
+
+1. citegate: `ingest_paths` into a fresh embedded Qdrant Edge index (load, section-aware
+   chunking, token counting, hashing, dense + BM25 encoding, upsert, revision switch).
+2. pure embedding: the very chunk texts step 1 embedded, in one `embed_documents` call (the
+   floor any pipeline with this model pays). Overhead = step 1 seconds / step 2 seconds - 1.
+3. LlamaIndex: `SimpleDirectoryReader` -> `IngestionPipeline([SentenceSplitter,
+   HuggingFaceEmbedding])` -> `QdrantVectorStore` (qdrant-client local mode on disk), same
+   weights, same batch size, a splitter sized in the same tokenizer.
+
+Goal (issue 3): overhead <= 15 %, and >= 2x the LlamaIndex pipeline's chunks/s. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from citegate.wiring import build_embedder, build_sparse, open_index
+from ingest.pipeline import ingest_paths
+from server.embed import resolve_weights
+from server.ports import Embedder
+from server.settings import Settings, load_settings
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+class RecordingEmbedder:
+    """Wraps the real embedder; keeps every document text it was asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self.inner.max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    chunks: int
+    tokens: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.chunks / self.seconds
+
+
+def scifact_folder(data: Path, limit: int | None, out: Path) -> Path:
+    """One text file per abstract (title + text), as bench/retrieval.py ingests them."""
+    lines = (data / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines[:limit] if limit else lines:
+        d = json.loads(line)
+        (out / f"{d['_id']}.txt").write_text(f"{d['title']}\n\n{d['text']}\n", encoding="utf-8")
+    return out
+
+
+def run_citegate(folder: Path, settings: Settings, embedder: RecordingEmbedder) -> Row:
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = settings.model_copy(update={"data_dir": Path(tmp)})
+        sparse = build_sparse(scratch)
+        store = open_index(scratch, embedder, sparse)
+        t0 = time.perf_counter()
+        report = ingest_paths(
+            [folder], settings=scratch, embedder=embedder, sparse=sparse, store=store
+        )
+        seconds = time.perf_counter() - t0
+        store.close()
+    if report.documents.failed:
+        print(f"  ({report.documents.failed} files failed: {report.failures[0].reason})")
+    tokens = sum(embedder.count_tokens(t) for t in embedder.texts)
+    return Row("citegate (Qdrant Edge)", report.chunks_written, tokens, seconds)
+
+
+def run_pure(texts: list[str], tokens: int, embedder: Embedder) -> Row:
+    t0 = time.perf_counter()
+    embedder.embed_documents(texts)
+    return Row("pure embedding", len(texts), tokens, time.perf_counter() - t0)
+
+
+def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> Row:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient
+
+    embed = HuggingFaceEmbedding(
+        model_name=str(resolve_weights(settings.models)),
+        device="cpu",
+        embed_batch_size=settings.models.embed_batch_size,
+    )
+    embed.get_text_embedding("warm up")
+    with tempfile.TemporaryDirectory() as tmp:
+        client = QdrantClient(path=tmp)
+        pipeline = IngestionPipeline(
+            transformations=[
+                SentenceSplitter(
+                    chunk_size=settings.ingest.chunk_max_tokens,
+                    chunk_overlap=20,
+                    tokenizer=lambda t: [0] * inner.count_tokens(t),
+                ),
+                embed,
+            ],
+            vector_store=QdrantVectorStore(collection_name="bench", client=client),
+        )
+        t0 = time.perf_counter()
+        docs = SimpleDirectoryReader(
+            str(folder), recursive=True, required_exts=[".md", ".txt"]
+        ).load_data()
+        nodes = pipeline.run(documents=docs)
+        seconds = time.perf_counter() - t0
+        client.close()
+    from llama_index.core.schema import MetadataMode
+
+    tokens = sum(inner.count_tokens(n.get_content(MetadataMode.EMBED)) for n in nodes)
+    return Row("LlamaIndex IngestionPipeline + QdrantVectorStore", len(nodes), tokens, seconds)
+
+
+def report(corpus: str, rows: list[Row], truncated: int) -> None:
+    ours, pure, peer = rows
+    print(f"\n{corpus}")
+    print(
+        f"{'pipeline':50s} {'chunks':>7s} {'tokens':>8s} {'seconds':>8s} "
+        f"{'chunks/s':>9s} {'tok/s':>7s}"
+    )
+    for r in rows:
+        print(
+            f"{r.name:50s} {r.chunks:7d} {r.tokens:8d} {r.seconds:8.1f} {r.rate:9.1f} "
+            f"{r.tokens / r.seconds:7.0f}"
+        )
+    print(
+        f"overhead over pure embedding: {ours.seconds / pure.seconds - 1:+.1%} (goal <= +15 %); "
+        f"citegate / LlamaIndex: {ours.rate / peer.rate:.2f}x chunks/s, "
+        f"{ours.tokens / ours.seconds / (peer.tokens / peer.seconds):.2f}x tokens/s (goal >= 2x); "
+        f"chunks over the model's limit: {truncated} "
+        f"({truncated / max(ours.chunks, 1):.1%}, truncated by the embedder)"
+    )
+
+
+def bench_corpus(corpus: str, folder: Path, settings: Settings, inner: Embedder) -> None:
+    embedder = RecordingEmbedder(inner)
+    ours = run_citegate(folder, settings, embedder)
+    pure = run_pure(embedder.texts, ours.tokens, inner)
+    peer = run_llamaindex(folder, settings, inner)
+    truncated = sum(inner.count_tokens(t) > inner.max_tokens for t in embedder.texts)
+    report(corpus, [ours, pure, peer], truncated)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--scifact-docs", type=int, default=None, help="first N abstracts only")
+    ap.add_argument("--only", choices=["fastapi", "scifact"], default=None)
+    ap.add_argument("--fastapi-dir", default="docs", help="a sub-folder, e.g. docs/tutorial")
+    args = ap.parse_args()
+    settings = load_settings()
+    inner = build_embedder(settings)
+    inner.embed_documents(["warm up"] * settings.models.embed_batch_size)
+    print(
+        f"embed={inner.model_id} batch={settings.models.embed_batch_size} "
+        f"chunk_max_tokens={settings.ingest.chunk_max_tokens}"
+    )
+    if args.only in (None, "fastapi"):
+        bench_corpus("FastAPI docs", args.data / "fastapi-docs" / args.fastapi_dir, settings, inner)
+    if args.only in (None, "scifact"):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = scifact_folder(args.data, args.scifact_docs, Path(tmp))
+            bench_corpus("SciFact corpus", folder, settings, inner)
+
+
+if __name__ == "__main__":
+    main()
