@@ -137,6 +137,30 @@ def refresh_meta(store: ChunkStore) -> str:
     return new_hash
 
 
+def change_of(doc: SourceDoc, known: DocRecord | None) -> str:
+    """"new", "changed" or "unchanged" against the live record of the same doc_id.
+
+    Unchanged means the same content, tags and source_url, whatever rev the caller passes
+    (the live rev, the one that content was ingested at, is kept). A caller-given rev that is
+    already live with other content is refused: it would make one rev name two texts.
+    """
+    if known is None:
+        return "new"
+    same = (known.content_hash, known.tags, known.source_url) == (
+        doc.content_hash,
+        doc.tags,
+        doc.source_url,
+    )
+    if same:
+        return "unchanged"
+    if known.rev == doc.rev and known.content_hash != doc.content_hash:
+        raise LoadError(
+            f"revision {doc.rev!r} of {doc.doc_id} is already ingested with other content: "
+            "pass a new --rev (e.g. the commit that changed it) or omit --rev"
+        )
+    return "changed"
+
+
 def ingest_paths(
     paths: Iterable[Path],
     *,
@@ -154,7 +178,8 @@ def ingest_paths(
     started = time.perf_counter()
     counts = {"new": 0, "changed": 0, "unchanged": 0, "failed": 0, "deleted": 0}
     failures: list[Failure] = []
-    live = {d.doc_id: d.rev for d in store.docs()}
+    known = {d.doc_id: d for d in store.docs()}
+    live = {doc_id: d.rev for doc_id, d in known.items()}
     seen: set[str] = set()
     written = 0
     for path, root in discover(list(paths), settings.ingest.extensions):
@@ -167,15 +192,15 @@ def ingest_paths(
                 source_url_prefix=source_url_prefix,
                 rev=rev,
             )
+            seen.add(doc.doc_id)
+            change = change_of(doc, known.get(doc.doc_id))
         except (LoadError, OSError) as exc:
             failures.append(Failure(path=str(path), reason=str(exc)))
             counts["failed"] += 1
             continue
-        seen.add(doc.doc_id)
-        if live.get(doc.doc_id) == doc.rev:
-            counts["unchanged"] += 1
+        counts[change] += 1
+        if change == "unchanged":
             continue
-        counts["changed" if doc.doc_id in live else "new"] += 1
         written += _write_doc(
             doc,
             pages,

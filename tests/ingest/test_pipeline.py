@@ -179,3 +179,77 @@ def _request(settings: Settings, text: str):  # type: ignore[no-untyped-def]
         rrf_k=61,
         limit=50,
     )
+
+
+def _tos(shared_data: Path, tmp: Path, file: str) -> Path:
+    """The Terms of Service at one commit of the real github/site-policy history."""
+    folder = tmp / "policy" / "github-terms"
+    folder.mkdir(parents=True, exist_ok=True)
+    revs = (
+        shared_data / "github-site-policy" / "revisions" / "github-terms__github-terms-of-service"
+    )
+    shutil.copy(revs / file, folder / "github-terms-of-service.md")
+    return tmp / "policy"
+
+
+def _ingest_rev(settings: Settings, store: ChunkStore, folder: Path, rev: str) -> IngestReport:
+    sparse = Bm25Encoder(settings.models)
+    return ingest_paths(
+        [folder], settings=settings, embedder=EMB, sparse=sparse, store=store, rev=rev
+    )
+
+
+def test_caller_revisions_follow_git_history(shared_data: Path, tmp_path: Path) -> None:
+    """Commits as revs: a real change switches rev; a commit that left the file alone does
+    not; a rev reused for other content is refused and the live revision stays intact."""
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    doc_id = "github-terms/github-terms-of-service.md"
+    old = _ingest_rev(
+        settings, store, _tos(shared_data, tmp_path, "2017-06-09_04c8757f1f.md"), "04c8757f1f"
+    )
+    assert old.documents.new == 1
+    new = _ingest_rev(
+        settings, store, _tos(shared_data, tmp_path, "2026-03-10_cbac3e163b.md"), "cbac3e163b"
+    )
+    assert new.documents.changed == 1
+    assert store.get_doc(doc_id).rev == "cbac3e163b"  # type: ignore[union-attr]
+    assert store.count() == store.get_doc(doc_id).chunks  # type: ignore[union-attr]
+    # 2026-03-17 touched other files only: same bytes, so nothing is rewritten
+    same = _ingest_rev(
+        settings, store, _tos(shared_data, tmp_path, "2026-03-17_9f6a843594.md"), "9f6a843594"
+    )
+    assert (same.documents.unchanged, same.chunks_written, same.index_hash) == (
+        1,
+        0,
+        new.index_hash,
+    )
+    assert store.get_doc(doc_id).rev == "cbac3e163b"  # type: ignore[union-attr]
+    reused = _ingest_rev(
+        settings, store, _tos(shared_data, tmp_path, "2019-11-13_74929578d3.md"), "cbac3e163b"
+    )
+    assert (
+        reused.documents.failed == 1
+        and "already ingested with other content" in reused.failures[0].reason
+    )
+    assert store.get_doc(doc_id).rev == "cbac3e163b"  # type: ignore[union-attr]
+    assert reused.index_hash == new.index_hash
+    store.close()
+
+
+def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "page.md").write_text("# Page\n\nThe same words in both runs of the ingest.\n")
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    sparse = Bm25Encoder(settings.models)
+    ingest_paths([folder], settings=settings, embedder=EMB, sparse=sparse, store=store)
+    again = ingest_paths(
+        [folder], settings=settings, embedder=EMB, sparse=sparse, store=store, tags=["internal"]
+    )
+    assert again.documents.changed == 1
+    doc = store.get_doc("page.md")
+    assert doc is not None and doc.tags == ("internal",)
+    assert store.count() == doc.chunks
+    store.close()
