@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit eval calibrate bench clean-data browser-deps
+.PHONY: setup demo test check unit eval eval-llm calibrate bench clean-data browser-deps
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -41,14 +41,28 @@ test: check unit
 eval: setup
 	$(BIN)/citegate eval evals/gold/samples.jsonl --corpus samples/corpus --out runs/samples.json --paraphrases
 	$(BIN)/citegate eval evals/gold/fastapi.jsonl --corpus ../shared/data/fastapi-docs/docs --out runs/fastapi.json --paraphrases
+	$(BIN)/citegate eval evals/gold/github_site_policy.jsonl --corpus ../shared/data/github-site-policy/docs --out runs/github_site_policy.json --paraphrases
+	$(BIN)/python -m evals.convert clapnq --out runs/clapnq --offset 150 --limit 150
+	$(BIN)/citegate eval runs/clapnq/gold.jsonl --corpus runs/clapnq/corpus --out runs/clapnq.json
+	$(BIN)/python -m evals.convert scifact --out runs/scifact-claims --split dev --limit 150
+	$(BIN)/citegate eval runs/scifact-claims/gold.jsonl --corpus runs/scifact-claims/corpus --out runs/scifact-claims.json
+	$(BIN)/python -m evals.checker_accuracy --out runs/checker_accuracy.json
+	$(BIN)/python bench/peer.py --out runs/peer.json
 
-# Support-scorer calibration on dev splits (writes config/support_model.json and the threshold).
+# SmolLM2-135M through the LLM generator: how much of what it invents the gate catches.
+eval-llm: setup
+	$(BIN)/python -m evals.llm_catch --out runs/llm_catch.json
+
+# Calibration on dev splits: the support scorer (config/support_model.json + threshold) and
+# the refusal threshold (needs the SciFact index that `make bench` builds).
 calibrate: setup
 	$(BIN)/python -m evals.calibration.support
+	$(BIN)/python -m evals.calibration.refusal
 
 bench: setup
 	$(BIN)/python bench/retrieval.py
-	$(BIN)/python bench/retrieval_latency.py --sizes 10000
+	$(BIN)/python bench/retrieval_latency.py --sizes 10000 100000
+	$(BIN)/python bench/ingest.py
 
 browser-deps:
 	apt-get update -qq && apt-get install -y -qq chromium chromium-driver
