@@ -1,9 +1,10 @@
 """Idempotent, atomic re-ingest (SPEC 2.3, 2.4, 2.6).
 
-Per changed document: embed and write the new revision's chunks, then flip the registry's
-live revision (`put_doc`, one point write: readers switch here), then retire the old
-revision's chunks. A crash before the flip leaves the previous revision live; the orphaned
-new chunks are invisible and are retired by the next successful run of that document.
+Per changed document: embed and write the new revision's chunks (batched across documents),
+then flip the registry's live revision (`put_doc`, one point write: readers switch here),
+then retire the old revision's chunks. A crash before the flip leaves the previous revision
+live; the orphaned new chunks are invisible and are retired by the next successful run of
+that document.
 """
 
 from __future__ import annotations
@@ -13,11 +14,20 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from ingest.chunks import build_chunks, spans_of
 from ingest.loaders import LoadError, load_file
-from server.contracts import ChunkRecord, DocRecord, Frozen, IndexMeta, SourceDoc
+from server.contracts import (
+    Chunk,
+    ChunkRecord,
+    DocRecord,
+    Frozen,
+    IndexIdentity,
+    IndexMeta,
+    SourceDoc,
+)
 from server.identity import index_hash
 from server.ports import ChunkStore, Embedder, SparseEncoder
 from server.settings import Settings
@@ -70,18 +80,16 @@ def _identity_of(store: ChunkStore) -> IndexMeta:
     return meta
 
 
-def _write_doc(
+def _chunks_of(
     doc: SourceDoc,
     pages: list[int],
     *,
     settings: Settings,
     embedder: Embedder,
-    sparse: SparseEncoder,
-    store: ChunkStore,
-    live: dict[str, str],
-    progress: Progress | None,
-) -> int:
-    meta = _identity_of(store)
+    identity: IndexIdentity,
+    planned: dict[str, str],
+) -> list[Chunk]:
+    """The new revision's chunks, stamped with the index hash they are written under."""
     spans = spans_of(
         doc,
         embedder,
@@ -89,40 +97,60 @@ def _write_doc(
         settings.ingest.chunk_overlap_sentences,
         pages,
     )
-    write_hash = index_hash(meta.identity, {**live, doc.doc_id: doc.rev}.items())
-    chunks = build_chunks(doc, spans, embedder, meta.identity, write_hash)
-    batch = settings.ingest.write_batch
-    for i in range(0, len(chunks), batch):
-        part = chunks[i : i + batch]
-        dense = embedder.embed_documents([c.text for c in part])
+    planned[doc.doc_id] = doc.rev
+    write_hash = index_hash(identity, planned.items())
+    return build_chunks(doc, spans, embedder, identity, write_hash)
+
+
+def _record(doc: SourceDoc, chunks: int) -> DocRecord:
+    return DocRecord(
+        doc_id=doc.doc_id,
+        rev=doc.rev,
+        source_url=doc.source_url,
+        path=doc.path,
+        title=doc.title,
+        content_hash=doc.content_hash,
+        chunks=chunks,
+        tags=doc.tags,
+        updated_at=doc.updated_at,
+        ingested_at=datetime.now(UTC),
+        text=doc.text,
+    )
+
+
+def _flush(
+    pending: list[tuple[SourceDoc, list[Chunk]]],
+    *,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    live: dict[str, str],
+    progress: Progress | None,
+) -> int:
+    """Embed and write the chunks of several documents in one batch, then flip each one.
+
+    Batching across documents keeps the model's batches full (a SciFact abstract is one or
+    two chunks); each document still flips only after all of its chunks are written.
+    """
+    chunks = [c for _, cs in pending for c in cs]
+    if chunks:
+        dense = embedder.embed_documents([c.text for c in chunks])
         store.upsert(
             [
                 ChunkRecord(chunk=c, dense=tuple(v), sparse=sparse.encode_document(c.text))
-                for c, v in zip(part, dense, strict=True)
+                for c, v in zip(chunks, dense, strict=True)
             ]
         )
-    if progress:
-        progress("upserted", doc.path)
-    now = datetime.now(UTC)
-    store.put_doc(
-        DocRecord(
-            doc_id=doc.doc_id,
-            rev=doc.rev,
-            source_url=doc.source_url,
-            path=doc.path,
-            title=doc.title,
-            content_hash=doc.content_hash,
-            chunks=len(chunks),
-            tags=doc.tags,
-            updated_at=doc.updated_at,
-            ingested_at=now,
-            text=doc.text,
-        )
-    )
-    store.retire(doc.doc_id, keep_rev=doc.rev)
-    live[doc.doc_id] = doc.rev
-    if progress:
-        progress("done", doc.path)
+    for doc, cs in pending:
+        if progress:
+            progress("upserted", doc.path)
+        store.put_doc(_record(doc, len(cs)))
+        if doc.doc_id in live:  # a new document has no older revision to retire
+            store.retire(doc.doc_id, keep_rev=doc.rev)
+        live[doc.doc_id] = doc.rev
+        if progress:
+            progress("done", doc.path)
+    pending.clear()
     return len(chunks)
 
 
@@ -138,7 +166,7 @@ def refresh_meta(store: ChunkStore) -> str:
 
 
 def change_of(doc: SourceDoc, known: DocRecord | None) -> str:
-    """"new", "changed" or "unchanged" against the live record of the same doc_id.
+    """ "new", "changed" or "unchanged" against the live record of the same doc_id.
 
     Unchanged means the same content, tags and source_url, whatever rev the caller passes
     (the live rev, the one that content was ingested at, is kept). A caller-given rev that is
@@ -180,6 +208,12 @@ def ingest_paths(
     failures: list[Failure] = []
     known = {d.doc_id: d for d in store.docs()}
     live = {doc_id: d.rev for doc_id, d in known.items()}
+    planned = dict(live)
+    identity = _identity_of(store).identity
+    pending: list[tuple[SourceDoc, list[Chunk]]] = []
+    flush = partial(
+        _flush, embedder=embedder, sparse=sparse, store=store, live=live, progress=progress
+    )
     seen: set[str] = set()
     written = 0
     for path, root in discover(list(paths), settings.ingest.extensions):
@@ -201,16 +235,13 @@ def ingest_paths(
         counts[change] += 1
         if change == "unchanged":
             continue
-        written += _write_doc(
-            doc,
-            pages,
-            settings=settings,
-            embedder=embedder,
-            sparse=sparse,
-            store=store,
-            live=live,
-            progress=progress,
+        chunks = _chunks_of(
+            doc, pages, settings=settings, embedder=embedder, identity=identity, planned=planned
         )
+        pending.append((doc, chunks))
+        if sum(len(cs) for _, cs in pending) >= settings.ingest.write_batch:
+            written += flush(pending)
+    written += flush(pending)
     if prune:
         for doc_id in sorted(set(live) - seen):
             store.delete_doc(doc_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -252,4 +253,35 @@ def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
     doc = store.get_doc("page.md")
     assert doc is not None and doc.tags == ("internal",)
     assert store.count() == doc.chunks
+    store.close()
+
+
+class _CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_small_documents_share_one_embedding_batch(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for i in range(10):
+        (folder / f"p{i}.md").write_text(f"# Page {i}\n\nA short abstract number {i} about cats.\n")
+    settings = load_settings(data_dir=tmp_path / "data")
+    settings = settings.model_copy(
+        update={"ingest": settings.ingest.model_copy(update={"write_batch": 4})}
+    )
+    store = _open(settings)
+    emb = _CountingEmbedder()
+    report = ingest_paths(
+        [folder], settings=settings, embedder=emb, sparse=Bm25Encoder(settings.models), store=store
+    )
+    # one chunk per page, flushed every 4 chunks: 4 + 4 + 2, never one call per page
+    assert emb.calls == [4, 4, 2]
+    assert report.chunks_written == 10 and len(store.docs()) == 10
+    assert store.count() == 10
     store.close()
