@@ -12,7 +12,8 @@ from. Two dev sources of different kinds, each weighted equally (as the support 
 - ClapNQ dev items 0..N-1 of each file (`evals.convert`), over an index of their passages:
   answerable questions (should answer) and unanswerable ones whose on-topic passage does
   not answer (should refuse).
-- our dev gold sets (`--gold`, default the FastAPI and GitHub site-policy sets), over their
+- our dev gold sets (`--gold`, default the samples (CI), FastAPI and GitHub
+  site-policy sets), over their
   corpora: the score scale differs from corpus to corpus, so each corpus gets a vote.
 
 The held-out ClapNQ items N..2N-1 are reported as the test figure, never tuned on. The
@@ -46,6 +47,7 @@ from server.settings import Settings, default_config_dir, load_settings
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEV_GOLD = (
+    ("evals/gold/samples.jsonl", "samples/corpus"),
     ("evals/gold/fastapi.jsonl", str(DATA / "fastapi-docs" / "docs")),
     ("evals/gold/github_site_policy.jsonl", str(DATA / "github-site-policy" / "docs")),
 )
