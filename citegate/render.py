@@ -7,8 +7,10 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from server.contracts import Answer, Verdict
 from server.errors import CitegateError
@@ -29,7 +31,9 @@ def render_answer(result: Answer, console: Console) -> None:
     """The answer, its citations with their exact quotes, the gate verdict and repairs."""
     style = _VERDICT_STYLE[result.gate.verdict]
     title = f"gate: [{style}]{result.gate.verdict.value}[/] ({result.gate.mode})"
-    console.print(Panel(result.answer, title=title, title_align="left"))
+    # Answer and evidence are data, never Rich markup: "[foundational knowledge]" and any
+    # "[link=...]" inside a document must print as written.
+    console.print(Panel(Text(result.answer), title=title, title_align="left"))
     if result.citations:
         table = Table("n", "source", "section", "rev", "chars", "verified")
         for c in result.citations:
@@ -38,21 +42,26 @@ def render_answer(result: Answer, console: Console) -> None:
                 f" ({score:.2f})" if score is not None else ""
             )
             table.add_row(
-                str(c.n), c.source_url, c.section_id, c.rev[:10], f"{c.span.start}-{c.span.end}", ok
+                str(c.n),
+                Text(c.source_url),
+                Text(c.section_id),
+                c.rev[:10],
+                f"{c.span.start}-{c.span.end}",
+                ok,
             )
         console.print(table)
         for c in result.citations:
-            console.print(f"[bold][{c.n}][/] \u201c{c.quote}\u201d", highlight=False)
+            console.print(f"[bold]\\[{c.n}][/] \u201c{escape(c.quote)}\u201d", highlight=False)
     for repair in result.repairs:
-        console.print(f"[yellow]repair[/] {repair.action.value}: {repair.reason}")
+        console.print(f"[yellow]repair[/] {repair.action.value}: {escape(repair.reason)}")
     for finding in result.gate.codes:
         console.print(
-            f"[dim]code {finding.code.value} (claim {finding.claim_id}) {finding.detail}[/]"
+            f"[dim]code {finding.code.value} (claim {finding.claim_id}) {escape(finding.detail)}[/]"
         )
     if result.missing_evidence is not None:
-        console.print(f"[bold]missing evidence:[/] {result.missing_evidence.summary}")
+        console.print(f"[bold]missing evidence:[/] {escape(result.missing_evidence.summary)}")
         for source in result.missing_evidence.suggested_sources:
-            console.print(f"  - {source}")
+            console.print(f"  - {escape(source)}")
     delta = "n/a" if result.delta_s is None else f"{result.delta_s:.2f}"
     console.print(
         f"[dim]trace {result.trace_id} · index {result.index_hash} · deltaS {delta} · "
