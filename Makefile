@@ -49,11 +49,13 @@ eval: setup
 	$(BIN)/python -m evals.convert scifact --out runs/scifact-claims --split dev --limit 150
 	$(BIN)/citegate eval runs/scifact-claims/gold.jsonl --corpus runs/scifact-claims/corpus --out runs/scifact-claims.json
 	$(BIN)/python -m evals.checker_accuracy --out runs/checker_accuracy.json
+	$(BIN)/python -m evals.injection --out runs/injection.json --compare
 	$(BIN)/python bench/peer.py --out runs/peer.json
 
 # SmolLM2-135M through the LLM generator: how much of what it invents the gate catches.
 eval-llm: setup
 	$(BIN)/python -m evals.llm_catch --out runs/llm_catch.json
+	$(BIN)/python -m evals.injection --out runs/injection_llm.json --compare --llm
 
 # Calibration on dev splits: the support scorer (config/support_model.json + threshold) and
 # the refusal threshold (needs the SciFact index that `make bench` builds).

@@ -213,6 +213,7 @@ class CheckCode(StrEnum):
     MISSING_RANK = "missing_rank"
     NEW_FACT_IN_REASONING = "new_fact_in_reasoning"
     LABEL_MISSING = "label_missing"
+    INJECTED_INSTRUCTION = "injected_instruction"
 
 
 class Verdict(StrEnum):
@@ -289,6 +290,7 @@ class RepairAction(StrEnum):
     REGENERATE = "regenerate"
     FALLBACK = "fallback"
     LLM_FALLBACK = "llm_fallback"
+    QUARANTINE = "quarantine"
 
 
 class Repair(Frozen):

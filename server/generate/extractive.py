@@ -60,7 +60,12 @@ class ExtractiveGenerator:
         return "extractive"
 
     def _candidates(self, question: str, hits: Sequence[Hit]) -> list[_Candidate]:
-        pairs = [(h, s) for h in hits[: self._evidence_hits] for s in sentences(h.chunk)]
+        pairs = [
+            (h, s)
+            for h in hits[: self._evidence_hits]
+            for s in sentences(h.chunk)
+            if not s.display.rstrip().endswith("?")  # a question asserts nothing
+        ]
         if not pairs:
             return []
         qwords = set(content_words(question))

@@ -114,9 +114,20 @@ def check_trace(claim: Claim, slot: CitationSlot, hit: Hit) -> list[CodeFinding]
 
 
 def check_slot(
-    claim: Claim, slot: CitationSlot, hits: Mapping[str, Hit], live: LiveIndex
+    claim: Claim,
+    slot: CitationSlot,
+    hits: Mapping[str, Hit],
+    live: LiveIndex,
+    quarantine: Mapping[str, str] | None = None,
 ) -> list[CodeFinding]:
-    """Fabricated id, else span, identity and trace findings of one citation slot."""
+    """Quarantined or fabricated id, else span, identity and trace findings of one slot.
+
+    `quarantine` maps the ids of retrieved chunks that carry text written to the model
+    (`server.integrity.injection`) to what was found; they are never evidence.
+    """
+    if quarantine and slot.snippet_id in quarantine:
+        detail = f"{slot.snippet_id} addresses the model ({quarantine[slot.snippet_id]})"
+        return [_f(CheckCode.INJECTED_INSTRUCTION, claim, slot.n, detail)]
     hit = hits.get(slot.snippet_id)
     if hit is None:
         return [_f(CheckCode.FABRICATED_ID, claim, slot.n, f"{slot.snippet_id} was not retrieved")]

@@ -9,11 +9,12 @@ with `missing_evidence`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from time import perf_counter
 
 from server.contracts import (
+    CheckCode,
     Citation,
     CitationSlot,
     Claim,
@@ -29,7 +30,7 @@ from server.contracts import (
     Verdict,
 )
 from server.generate.extractive import render
-from server.integrity import checks, repair
+from server.integrity import checks, injection, repair
 from server.integrity.citations import build_citation, renumber
 from server.integrity.gate import Mode, claim_verdict, gate_result
 from server.integrity.labels import apply_labels
@@ -62,6 +63,7 @@ class _Ctx:
     live: LiveIndex
     scorer: SupportScorer
     settings: Settings
+    quarantine: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def mode(self) -> Mode:
@@ -108,7 +110,11 @@ def _elsewhere(claim: Claim, ctx: _Ctx) -> tuple[str, float] | None:
 def _judge(claim: Claim, cited: Sequence[Claim], ctx: _Ctx) -> ClaimVerdict:
     """Every per-claim check of SPEC 5.1, then the gate's verdict for this claim."""
     cfg = ctx.settings.integrity
-    mine = [f for s in claim.citations for f in checks.check_slot(claim, s, ctx.hits, ctx.live)]
+    mine = [
+        f
+        for s in claim.citations
+        for f in checks.check_slot(claim, s, ctx.hits, ctx.live, ctx.quarantine)
+    ]
     score = _support(claim, mine, ctx)
     supported = score is not None and score >= ctx.threshold
     if claim.citations and not supported:
@@ -261,6 +267,21 @@ def _once_more(
     )
 
 
+def _quarantine(hits: Sequence[Hit], found: Mapping[str, str]) -> list[Repair]:
+    """One visible note per withheld chunk: where it is and what it says to the model."""
+    return [
+        Repair(
+            action=RepairAction.QUARANTINE,
+            before=h.chunk.text,
+            reason=f"withheld {h.chunk.source_url or h.chunk.doc_id} ({h.chunk.section_id}): "
+            f"it addresses the model ({found[h.chunk.snippet_id]}), so it is not evidence",
+            codes=(CheckCode.INJECTED_INSTRUCTION,),
+        )
+        for h in hits
+        if h.chunk.snippet_id in found
+    ]
+
+
 def compose(
     question: str,
     hits: Sequence[Hit],
@@ -275,11 +296,32 @@ def compose(
     """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
 
     `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder.
+    Hits that address the model (`injection.quarantined`) never reach the generator; each
+    is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
     """
-    ctx = _Ctx({h.chunk.snippet_id: h for h in hits}, live, scorer, settings)
-    if not hits:
-        return _fallback(question, hits, ctx, generator.name, (), 0.0, None)
+    found = injection.quarantined(hits) if settings.integrity.injection_guard else {}
+    clean = [h for h in hits if h.chunk.snippet_id not in found]
+    ctx = _Ctx({h.chunk.snippet_id: h for h in clean}, live, scorer, settings, found)
+    held = _quarantine(hits, found)
+    if not clean:
+        return _fallback(question, hits, ctx, generator.name, held, 0.0, None)
+    composed = _compose(question, clean, ctx, generator, retrieve_again, seed)
+    if not held:
+        return composed
+    return composed.model_copy(update={"repairs": (*held, *composed.repairs)})
+
+
+def _compose(
+    question: str,
+    hits: Sequence[Hit],
+    ctx: _Ctx,
+    generator: Generator,
+    retrieve_again: Callable[[str], list[Hit]],
+    seed: int,
+) -> Composed:
+    """`compose` over the hits that are not quarantined (at least one)."""
+    settings, scorer, live = ctx.settings, ctx.scorer, ctx.live
     t0 = perf_counter()
     draft = generator.generate(question, hits, seed=seed)
     ms = (perf_counter() - t0) * 1000

@@ -1,7 +1,8 @@
 """The Citation Gate of seed 000: PASS / WARN / BLOCK per claim and for the answer (SPEC 5.2).
 
-BLOCK (any mode): a fabricated citation, a quote claim whose quote is not verbatim, an
-analyzer or index-identity mismatch (the citation cannot be reproduced against this index).
+BLOCK (any mode): a fabricated citation, a citation into a quarantined chunk (text written
+to the model, SPEC 7.3), a quote claim whose quote is not verbatim, an analyzer or
+index-identity mismatch (the citation cannot be reproduced against this index).
 BLOCK (strict mode): a missing or failed required citation for a definition, number, quote,
 fact or general-knowledge claim (unsupported, misattributed, wrong number, term not in the
 span, bad span, over-generalised wording, missing label).
@@ -29,7 +30,12 @@ from server.contracts import (
 
 Mode = Literal["strict", "lenient"]
 _ALWAYS_BLOCK = frozenset(
-    {CheckCode.FABRICATED_ID, CheckCode.ANALYZER_MISMATCH, CheckCode.MISMATCH_INDEX_HASH}
+    {
+        CheckCode.FABRICATED_ID,
+        CheckCode.ANALYZER_MISMATCH,
+        CheckCode.MISMATCH_INDEX_HASH,
+        CheckCode.INJECTED_INSTRUCTION,
+    }
 )
 _EVIDENCE = frozenset(
     {

@@ -21,6 +21,9 @@ class IntegritySettings(BaseModel):
     support_model_file: str = Field(description="logistic coefficients fitted on dev splits")
     nli_path: str | None = Field(description="NLI cross-encoder folder; beats the feature model")
     over_generalised: list[str] = Field(description="phrases that need specific support")
+    injection_guard: bool = Field(
+        description="SPEC 7.3: chunks that address the model are never evidence (quarantine)"
+    )
     foundational_tag: str = Field(
         min_length=1,
         description="tag of the foundational-docs collection ([foundational knowledge])",

@@ -83,6 +83,7 @@ def accounted(out: Composed, claims: Sequence[Claim]) -> bool:
     [
         (CheckCode.FABRICATED_ID, ClaimType.RECOMMENDATION, "lenient", Verdict.BLOCK),
         (CheckCode.MISMATCH_INDEX_HASH, ClaimType.FACT, "lenient", Verdict.BLOCK),
+        (CheckCode.INJECTED_INSTRUCTION, ClaimType.REASONING, "lenient", Verdict.BLOCK),
         (CheckCode.MISSING_CITATION, ClaimType.NUMBER, "strict", Verdict.BLOCK),
         (CheckCode.MISSING_CITATION, ClaimType.NUMBER, "lenient", Verdict.WARN),
         (CheckCode.MISATTRIBUTED, ClaimType.FACT, "strict", Verdict.BLOCK),
