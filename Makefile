@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit eval eval-llm calibrate bench clean-data browser-deps
+.PHONY: setup demo test check unit eval eval-llm calibrate bench clean-data browser-deps browser fuzz
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -70,6 +70,14 @@ bench: setup
 
 browser-deps:
 	apt-get update -qq && apt-get install -y -qq chromium chromium-driver
+
+# The web page in headless Chromium (needs `make browser-deps` once, as root on Debian).
+browser: setup
+	$(BIN)/pytest -q -m browser
+
+# Schemathesis against the app's OpenAPI spec: no generated request may get a 5xx.
+fuzz: setup
+	$(BIN)/pytest -q -m fuzz
 
 clean-data:
 	rm -rf data

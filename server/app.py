@@ -19,11 +19,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.middleware.base import RequestResponseEndpoint
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.answer import Engine
 from server.audit import TraceStore
 from server.auth import load_keys
-from server.errors import CitegateError, InputError
+from server.errors import CitegateError, InputError, TooLargeError
 from server.settings import Settings
 
 
@@ -78,6 +79,53 @@ class AppState:
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+class StreamedBodyLimit:
+    """413 for a body sent without Content-Length (chunked) once it passes `max_bytes`.
+
+    A declared Content-Length is checked before the body is read (`_limits`). A chunked body
+    can only be counted while it arrives: it is read here, at most `max_bytes` of it kept,
+    and either refused with 413 naming the limit or replayed to the app unchanged.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or any(k == b"content-length" for k, _ in scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        parts: list[bytes] = []
+        seen, more = 0, True
+        first: Message | None = None
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away: pass that on
+                first = message
+                break
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                error = TooLargeError(
+                    f"streamed body passed the {self.max_bytes}-byte limit "
+                    "(service.max_body_bytes); send a smaller body"
+                )
+                await _error_response(error)(scope, receive, send)
+                return
+            parts.append(chunk)
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return first or {"type": "http.request", "body": b"".join(parts), "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 def _error_response(exc: CitegateError) -> JSONResponse:
@@ -163,6 +211,7 @@ def create_app(
         ).inc()
         return response
 
+    app.add_middleware(StreamedBodyLimit, max_bytes=settings.service.max_body_bytes)
     from server.api import routes
 
     routes.install(app, state, web_dir=Path(__file__).parent / "web")

@@ -27,6 +27,13 @@ class InputError(CitegateError):
     code = "bad_input"
 
 
+class TooLargeError(InputError):
+    """A request body over `service.max_body_bytes` (declared or, when chunked, as read)."""
+
+    http_status = 413
+    code = "too_large"
+
+
 class NotFoundError(CitegateError):
     """An id (document, snippet, trace) is unknown."""
 

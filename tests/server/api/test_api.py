@@ -98,6 +98,25 @@ def test_bad_input_gets_clear_4xx(client: TestClient) -> None:
     assert malformed.status_code == 422 and malformed.json()["error"] == "bad_input"
     huge = client.post("/v1/ask", content=b"x" * 30_000_000, headers=auth("usr"))
     assert huge.status_code == 413
+
+    def chunked() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'{"question": "'
+        for _ in range(30):
+            yield b"x" * 1_000_000
+        yield b'"}'
+
+    streamed = client.post(
+        "/v1/ask",
+        content=chunked(),
+        headers={**auth("usr"), "Content-Type": "application/json"},
+    )
+    assert streamed.status_code == 413 and "max_body_bytes" in streamed.json()["message"]
+    small = client.post(
+        "/v1/ask",
+        content=iter([b'{"question": "', QUESTION.encode(), b'"}']),
+        headers={**auth("usr"), "Content-Type": "application/json"},
+    )
+    assert small.status_code == 200, small.text
     assert client.get("/v1/snippets/nope", headers=auth("usr")).status_code == 404
 
 
