@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit eval eval-llm calibrate bench clean-data browser-deps browser fuzz
+.PHONY: setup demo test check unit ui eval eval-llm calibrate bench clean-data browser-deps browser fuzz
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -34,8 +34,14 @@ check: setup
 unit: setup
 	$(BIN)/pytest -q
 
-# The test command CI runs (.ci/run): lint, types, then the default offline test tier.
-test: check unit
+# The test command CI runs (.ci/run): lint, types, the default offline tier, then the
+# browser and fuzz tiers (about a minute; Chromium is installed when missing and we are root).
+test: check unit ui
+
+ui: setup
+	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || $(MAKE) --no-print-directory browser-deps >/dev/null \
+		|| echo "Chromium could not be installed: the browser tests will skip (run make browser-deps as root)"
+	$(BIN)/pytest -q -m "browser or fuzz"
 
 # Full gold sets (dev) with paraphrase convergence; reports land in runs/.
 eval: setup
