@@ -9,7 +9,9 @@ from server.settings import Settings
 
 def build_generator(settings: Settings, *, embedder: Embedder) -> Generator:
     """The extractive generator, or the LLM one when `generator: llm` (falls back to it)."""
-    extractive = ExtractiveGenerator(embedder, max_claims=settings.integrity.max_claims)
+    extractive = ExtractiveGenerator(
+        embedder, settings.generation, max_claims=settings.integrity.max_claims
+    )
     if settings.generator == "llm":
         from server.generate.llm import LLMGenerator
 

@@ -1,8 +1,10 @@
 """The extractive generator: claims are sentences of the evidence, so it always works offline.
 
 Claims first: candidate sentences of the top hits are scored against the question
-(embedding cosine, content-word overlap, the hit's rerank score), picked greedily without
-redundancy, typed, and each gets one citation slot whose quote is the exact sentence.
+(embedding cosine, content-word overlap, the hit's rerank score relative to the best hit's;
+weights and cut-offs in `generation` settings, fitted by `evals/calibration/extractive.py`),
+picked greedily without redundancy, typed, and each gets one citation slot whose quote is the
+exact sentence.
 Then the answer is composed from the claims, one paragraph (segment) per section.
 """
 
@@ -15,97 +17,115 @@ from server.contracts import CitationSlot, Claim, Draft, Hit, Offsets
 from server.generate.claims import classify_claim
 from server.ports import Embedder
 from server.retrieve import cosine
+from server.settings.generation import GenerationSettings
 from server.text import Sentence, content_words, sentences
-
-# Weights of the sentence score; chosen by reading answers on the fastapi-docs dev gold set.
-W_COSINE, W_OVERLAP, W_HIT = 0.55, 0.30, 0.15
-REDUNDANT_OVERLAP = 0.6  # Jaccard of content words above which a sentence repeats another
-RELATIVE_CUTOFF = 0.7  # keep sentences scoring at least this share of the best one
-OTHER_SECTION_CUTOFF = 0.9  # a sentence from another section than the best must be this close
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class Features:
+    """One candidate sentence and what its score is made of (computed once per question)."""
+
+    hit: Hit
+    sentence: Sentence
+    cosine: float  # question vs sentence embedding
+    overlap: float  # share of the question's content words in the sentence
+    hit_score: float  # the hit's rerank score relative to the best hit's (best = 1)
+    words: frozenset[str]  # content words, for the redundancy test
+
+
+@dataclass(frozen=True)
+class Picked:
     hit: Hit
     sentence: Sentence
     score: float
+    words: frozenset[str]
 
 
 def _overlap(question: set[str], words: list[str]) -> float:
     return len(question & set(words)) / len(question) if question else 0.0
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def features(
+    question: str, hits: Sequence[Hit], embedder: Embedder, evidence_hits: int
+) -> list[Features]:
+    """Every sentence of the top `evidence_hits` hits except questions (they assert nothing)."""
+    pairs = [
+        (h, s)
+        for h in hits[:evidence_hits]
+        for s in sentences(h.chunk)
+        if not s.display.rstrip().endswith("?")
+    ]
+    if not pairs:
+        return []
+    qwords = set(content_words(question))
+    vectors = embedder.embed_documents([s.display for _, s in pairs])
+    qv = embedder.embed_query(question)
+    best = max(h.score_norm for h in hits[:evidence_hits]) or 1.0
+    return [
+        Features(
+            h,
+            s,
+            cosine(qv, v),
+            _overlap(qwords, words := content_words(s.quote)),
+            h.score_norm / best,
+            frozenset(words),
+        )
+        for (h, s), v in zip(pairs, vectors, strict=True)
+    ]
+
+
+def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
+    """Score every sentence; pick greedily above the floors, mostly one section, no repeats."""
+    scored = sorted(
+        (
+            Picked(
+                f.hit,
+                f.sentence,
+                cfg.w_cosine * f.cosine + cfg.w_overlap * f.overlap + cfg.w_hit * f.hit_score,
+                f.words,
+            )
+            for f in found
+        ),
+        key=lambda c: (-c.score, c.hit.k_final or 0, c.sentence.start),
+    )
+    if not scored:
+        return []
+    top = scored[0]
+    floor = max(cfg.min_score, cfg.relative_cutoff * top.score)
+    chosen: list[Picked] = []
+    for cand in scored:
+        if cand.score < floor or len(chosen) == max_claims:
+            break
+        if (
+            cand.hit.chunk.section_id != top.hit.chunk.section_id
+            and cand.score < cfg.other_section_cutoff * top.score
+        ):
+            continue
+        if any(_jaccard(cand.words, c.words) > cfg.redundant_overlap for c in chosen):
+            continue
+        chosen.append(cand)
+    return chosen
 
 
 class ExtractiveGenerator:
     """`Generator` that selects evidence sentences; deterministic (the seed changes nothing)."""
 
-    def __init__(
-        self,
-        embedder: Embedder,
-        *,
-        max_claims: int,
-        evidence_hits: int = 5,
-        min_score: float = 0.25,
-    ) -> None:
+    def __init__(self, embedder: Embedder, cfg: GenerationSettings, *, max_claims: int) -> None:
         self._embedder = embedder
+        self._cfg = cfg
         self._max_claims = max_claims
-        self._evidence_hits = evidence_hits
-        self._min_score = min_score
 
     @property
     def name(self) -> str:
         return "extractive"
 
-    def _candidates(self, question: str, hits: Sequence[Hit]) -> list[_Candidate]:
-        pairs = [
-            (h, s)
-            for h in hits[: self._evidence_hits]
-            for s in sentences(h.chunk)
-            if not s.display.rstrip().endswith("?")  # a question asserts nothing
-        ]
-        if not pairs:
-            return []
-        qwords = set(content_words(question))
-        vectors = self._embedder.embed_documents([s.display for _, s in pairs])
-        qv = self._embedder.embed_query(question)
-        scored = [
-            _Candidate(
-                h,
-                s,
-                W_COSINE * cosine(qv, v)
-                + W_OVERLAP * _overlap(qwords, content_words(s.quote))
-                + W_HIT * h.score_norm,
-            )
-            for (h, s), v in zip(pairs, vectors, strict=True)
-        ]
-        return sorted(scored, key=lambda c: (-c.score, c.hit.k_final or 0, c.sentence.start))
-
-    def _select(self, candidates: list[_Candidate]) -> list[_Candidate]:
-        chosen: list[_Candidate] = []
-        floor = max(self._min_score, RELATIVE_CUTOFF * candidates[0].score) if candidates else 0.0
-        best_section = candidates[0].hit.chunk.section_id if candidates else ""
-        for cand in candidates:
-            if cand.score < floor or len(chosen) == self._max_claims:
-                break
-            if (
-                cand.hit.chunk.section_id != best_section
-                and cand.score < OTHER_SECTION_CUTOFF * candidates[0].score
-            ):
-                continue
-            words = set(content_words(cand.sentence.quote))
-            if any(
-                _jaccard(words, set(content_words(c.sentence.quote))) > REDUNDANT_OVERLAP
-                for c in chosen
-            ):
-                continue
-            chosen.append(cand)
-        return chosen
-
     def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft:
-        chosen = self._select(self._candidates(question, hits))
+        found = features(question, hits, self._embedder, self._cfg.evidence_hits)
+        chosen = select(found, self._cfg, self._max_claims)
         # Present in evidence order: by section of first appearance, then document position.
         sections = list(dict.fromkeys(c.hit.chunk.section_id for c in chosen))
         chosen.sort(key=lambda c: (sections.index(c.hit.chunk.section_id), c.sentence.start))

@@ -13,13 +13,14 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from server.errors import ConfigError
 from server.settings.evals import EvalSettings
+from server.settings.generation import GenerationSettings
 from server.settings.ingest import IngestSettings
 from server.settings.integrity import IntegritySettings
 from server.settings.models import ModelSettings
 from server.settings.retrieval import RetrievalSettings
 from server.settings.service import ServiceSettings
 
-GROUPS = ("models", "ingest", "retrieval", "integrity", "service", "evals")
+GROUPS = ("models", "ingest", "retrieval", "generation", "integrity", "service", "evals")
 _YAML: ContextVar[dict[str, Any] | None] = ContextVar("citegate_yaml_defaults", default=None)
 
 
@@ -67,6 +68,7 @@ class Settings(BaseSettings):
     models: ModelSettings
     ingest: IngestSettings
     retrieval: RetrievalSettings
+    generation: GenerationSettings
     integrity: IntegritySettings
     service: ServiceSettings
     evals: EvalSettings

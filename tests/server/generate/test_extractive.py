@@ -57,7 +57,8 @@ HIT_2 = _hit(SPLIT, len(DOC), "tok-2", 0.7, 2)
 
 @pytest.fixture
 def gen() -> ExtractiveGenerator:
-    return ExtractiveGenerator(HashEmbedder(), max_claims=4, min_score=0.0)
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0})
+    return ExtractiveGenerator(HashEmbedder(), cfg, max_claims=4)
 
 
 def test_quotes_are_exact_document_spans(gen: ExtractiveGenerator) -> None:

@@ -54,7 +54,7 @@ def generator(
         max_retries=0,
         http_client=httpx.Client(transport=httpx.MockTransport(record)),  # type: ignore[arg-type]  # openai types httpx2; httpx works at run time
     )
-    fallback = ExtractiveGenerator(HashEmbedder(), max_claims=3)
+    fallback = ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3)
     return LLMGenerator(
         client, "m", fallback=fallback, max_claims=3, base_url="http://llm.test/v1"
     ), seen
@@ -155,7 +155,7 @@ def test_real_smollm2_output_is_structured_and_policed() -> None:
         gen = LLMGenerator(
             client,
             "smollm2",
-            fallback=ExtractiveGenerator(HashEmbedder(), max_claims=3),
+            fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
             max_claims=3,
             base_url=url,
             max_tokens=400,

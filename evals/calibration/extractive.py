@@ -1,0 +1,181 @@
+"""Fit the extractive generator's sentence weights and cut-offs (`generation`) on dev gold sets.
+
+    python -m evals.calibration.extractive [--dry-run]
+
+For every answerable item of each dev set, retrieval runs once and the candidate sentences'
+features (cosine, overlap, relative hit score) are computed once; then every point of a
+small grid is scored by replaying the generator's own `select` on them. Objective per set:
+the mean of citation match rate (chosen sentences overlapping a gold quote / chosen
+sentences) and coverage (items with a chosen sentence in a gold section), the metrics
+`citegate eval` reports. Sets weigh equally, so that no one corpus sets the weights:
+
+- our FastAPI and GitHub site-policy dev gold sets (`evals/gold/`),
+- ClapNQ dev items 0..149 of each file (`data/bench/clapnq-0-150`, written by
+  `python -m evals.calibration.refusal`).
+
+ClapNQ items 150..299 (`data/bench/clapnq-150-300`, written by `make eval`'s convert step or
+here) are reported for the chosen point and the previous one, never tuned on. The best point
+is written to `config/defaults/generation.yaml` unless `--dry-run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citegate.wiring import build_embedder, build_sparse, open_index
+from evals.convert import clapnq, write
+from evals.gold import GoldSpan, load_gold, resolve
+from evals.metrics import overlaps
+from evals.runner import scratch_settings
+from ingest.pipeline import ingest_paths
+from server.generate.extractive import Features, features, select
+from server.ports import Embedder, SparseEncoder
+from server.rerank import build_reranker, rerank
+from server.retrieve import recall
+from server.settings import Settings, default_config_dir, load_settings
+from server.settings.generation import GenerationSettings
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DEV_GOLD = (
+    ("evals/gold/fastapi.jsonl", DATA / "fastapi-docs" / "docs"),
+    ("evals/gold/github_site_policy.jsonl", DATA / "github-site-policy" / "docs"),
+)
+MAX_EVIDENCE_HITS = 8
+GRID = {
+    "evidence_hits": (3, 5, 8),
+    "w_cosine": (0.4, 0.55, 0.7),
+    "w_overlap": (0.15, 0.3, 0.45),
+    "w_hit": (0.0, 0.15, 0.3, 0.5),
+    "relative_cutoff": (0.7, 0.8, 0.9),
+    "other_section_cutoff": (0.9, 0.95, 1.0),
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One answerable question: its candidate sentences and where its gold quotes are."""
+
+    found: tuple[Features, ...]
+    gold: tuple[GoldSpan, ...]
+
+
+def items_of(
+    settings: Settings, emb: Embedder, sp: SparseEncoder, gold: Path, corpus: Path
+) -> list[Item]:
+    """Retrieve once per answerable item of `gold` over an index of `corpus`."""
+    store = open_index(settings, emb, sp)
+    try:
+        ingest_paths([corpus], settings=settings, embedder=emb, sparse=sp, store=store)
+        reranker = build_reranker(settings.models, emb, store)
+        out = []
+        for item in load_gold(gold):
+            if not item.answerable:
+                continue
+            got = recall(
+                item.question, embedder=emb, sparse=sp, store=store, settings=settings.retrieval
+            )
+            hits = rerank(item.question, list(got.hits), reranker, settings.retrieval.final_k)
+            found = features(item.question, hits, emb, MAX_EVIDENCE_HITS)
+            out.append(Item(tuple(found), tuple(resolve(item, corpus))))
+        return out
+    finally:
+        store.close()
+
+
+def clapnq_items(base: Settings, emb: Embedder, sp: SparseEncoder, span: range) -> list[Item]:
+    folder = Path("data/bench") / f"clapnq-{span.start}-{span.stop}"
+    if not (folder / "gold.jsonl").is_file():
+        pages, items = clapnq(DATA, span.stop - span.start, span.start)
+        write(folder, pages, items)
+    settings = base.model_copy(update={"data_dir": folder / "index"})
+    return items_of(settings, emb, sp, folder / "gold.jsonl", folder / "corpus")
+
+
+def objective(items: Sequence[Item], cfg: GenerationSettings, max_claims: int) -> float:
+    """Mean of citation match rate and coverage of the generator's picks on these items."""
+    chosen_n = matched = covered = 0
+    for item in items:
+        pool = [f for f in item.found if (f.hit.k_final or 0) <= cfg.evidence_hits]
+        picks = select(pool, cfg, max_claims)
+        chosen_n += len(picks)
+        matched += sum(
+            any(
+                p.hit.chunk.source_url == g.path
+                and overlaps(p.sentence.start, p.sentence.end, g.start, g.end)
+                for g in item.gold
+            )
+            for p in picks
+        )
+        covered += any(
+            p.hit.chunk.source_url == g.path
+            and overlaps(p.sentence.start, p.sentence.end, g.section_start, g.section_end)
+            for p in picks
+            for g in item.gold
+        )
+    match = matched / chosen_n if chosen_n else 0.0
+    return (match + covered / len(items)) / 2 if items else 0.0
+
+
+def grid(base: GenerationSettings) -> Iterator[GenerationSettings]:
+    keys = list(GRID)
+    for values in itertools.product(*(GRID[k] for k in keys)):
+        yield base.model_copy(update=dict(zip(keys, values, strict=True)))
+
+
+def write_settings(cfg: GenerationSettings, lines: Sequence[str]) -> Path:
+    path = default_config_dir() / "defaults" / "generation.yaml"
+    origin = "fitted by evals/calibration/extractive.py on dev gold sets (" + "; ".join(lines) + ")"
+    path.write_text(
+        "# Extractive generator (SPEC 4): sentence scoring and selection.\n"
+        f"# {origin}\n"
+        f"evidence_hits: {cfg.evidence_hits}    # top reranked hits whose sentences compete\n"
+        f"w_cosine: {cfg.w_cosine}               # weight of cos(question, sentence)\n"
+        f"w_overlap: {cfg.w_overlap}              # weight of the question's content words found\n"
+        f"w_hit: {cfg.w_hit}                  # weight of the hit's rerank score / best hit's\n"
+        f"min_score: {cfg.min_score}              # score units (weighted sum), absolute floor\n"
+        f"relative_cutoff: {cfg.relative_cutoff}        # share of the best sentence's score\n"
+        f"other_section_cutoff: {cfg.other_section_cutoff}   # share of the best, other sections\n"
+        f"redundant_overlap: {cfg.redundant_overlap}      # Jaccard of content words\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--dry-run", action="store_true", help="report, do not write the settings")
+    args = ap.parse_args(argv)
+    base = load_settings()
+    emb, sp = build_embedder(base), build_sparse(base)
+    dev = {
+        Path(g).stem: items_of(scratch_settings(base, c), emb, sp, Path(g), c) for g, c in DEV_GOLD
+    }
+    dev["clapnq-dev-0-150"] = clapnq_items(base, emb, sp, range(0, 150))
+    held_out = clapnq_items(base, emb, sp, range(150, 300))
+    max_claims = base.integrity.max_claims
+
+    def mean_dev(cfg: GenerationSettings) -> float:
+        return sum(objective(v, cfg, max_claims) for v in dev.values()) / len(dev)
+
+    before = base.generation
+    best = max(grid(before), key=mean_dev)
+    lines = []
+    for name, cfg in (("before", before), ("chosen", best)):
+        per_set = ", ".join(f"{k} {objective(v, cfg, max_claims):.3f}" for k, v in dev.items())
+        held = objective(held_out, cfg, max_claims)
+        print(f"{name}: mean dev {mean_dev(cfg):.3f} ({per_set}); held-out ClapNQ {held:.3f}")
+        lines.append(f"{name} dev {mean_dev(cfg):.3f}, held-out ClapNQ {held:.3f}")
+    print("chosen:", best.model_dump())
+    if not args.dry_run:
+        print(f"written: {write_settings(best, lines)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,28 @@
+"""Extractive generator settings (SPEC 4): how evidence sentences are scored and picked."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerationSettings(BaseModel):
+    """Sentence score = w_cosine * cos(question, sentence) + w_overlap * share of the
+    question's content words in the sentence + w_hit * the hit's rerank score relative to the
+    best hit's; sentences are then picked greedily (cut-offs are shares of the best score)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    evidence_hits: int = Field(gt=0, description="top reranked hits whose sentences compete")
+    w_cosine: float = Field(ge=0.0, description="weight of question-sentence embedding cosine")
+    w_overlap: float = Field(ge=0.0, description="weight of question content-word overlap")
+    w_hit: float = Field(ge=0.0, description="weight of the hit's relative rerank score")
+    min_score: float = Field(ge=0.0, description="absolute floor of a sentence's score")
+    relative_cutoff: float = Field(
+        ge=0.0, le=1.0, description="keep sentences scoring at least this share of the best"
+    )
+    other_section_cutoff: float = Field(
+        ge=0.0, le=1.0, description="share of the best a sentence from another section needs"
+    )
+    redundant_overlap: float = Field(
+        ge=0.0, le=1.0, description="content-word Jaccard above which a sentence repeats one"
+    )
