@@ -68,6 +68,7 @@ eval-llm: setup
 calibrate: setup
 	$(BIN)/python -m evals.calibration.support
 	$(BIN)/python -m evals.calibration.refusal
+	$(BIN)/python -m evals.calibration.extractive
 
 bench: setup
 	$(BIN)/python bench/retrieval.py
