@@ -246,6 +246,8 @@ def ingest_paths(
         for doc_id in sorted(set(live) - seen):
             store.delete_doc(doc_id)
             counts["deleted"] += 1
+    if written or counts["deleted"]:
+        store.optimize()  # search indexes once per run, not per batch
     return IngestReport(
         documents=DocCounts(**counts),
         chunks_written=written,

@@ -29,14 +29,17 @@ def _any(key: str, values: Sequence[str]) -> m.FieldCondition:
     return m.FieldCondition(key=key, match=m.MatchAny(any=list(values)))
 
 
-def _chunk_filter(request: SearchRequest) -> m.Filter:
-    must: list[Any] = [_match(c.KIND, "chunk")]
-    if request.scope_tags is not None:
-        must.append(_any("tags", request.scope_tags or ("\x00no-scope",)))
+def _chunk_filter(request: SearchRequest) -> m.Filter | None:
+    """Scope and denied tags, or None; only chunk points carry vectors (see the Edge store)."""
+    must: list[Any] | None = (
+        [_any("tags", request.scope_tags or ("\x00no-scope",))]
+        if request.scope_tags is not None
+        else None
+    )
     must_not: list[Any] | None = (
         [_any("tags", request.exclude_tags)] if request.exclude_tags else None
     )
-    return m.Filter(must=must, must_not=must_not)
+    return m.Filter(must=must, must_not=must_not) if must or must_not else None
 
 
 class QdrantServerStore(c.LiveReads):
@@ -158,8 +161,7 @@ class QdrantServerStore(c.LiveReads):
                         query=sparse, using=c.SPARSE, limit=request.sparse_top_n, filter=flt
                     ),
                 ],
-                query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k)),
-                query_filter=flt,
+                query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k)),  # ranks the filtered prefetches
                 limit=limit,
                 with_payload=True,
             )
@@ -195,6 +197,9 @@ class QdrantServerStore(c.LiveReads):
             self._name, points_selector=m.PointIdsList(points=[c.doc_point_id(doc_id)]), wait=True
         )
         return self._delete(m.Filter(must=[_match(c.KIND, "chunk"), _match("doc_id", doc_id)]))
+
+    def optimize(self) -> None:
+        """Nothing to do: a Qdrant server runs its optimizers in the background."""
 
     def retire(self, doc_id: str, keep_rev: str) -> int:
         flt = m.Filter(
