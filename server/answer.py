@@ -130,7 +130,7 @@ def answer(
     settings = _settings_for(engine.settings, mode)
     live = _live(engine)
     got = _retrieve(text, engine, scope_tags)
-    refused = should_refuse(got.hits, settings.retrieval.min_rerank_score)
+    refused = should_refuse(text, got.hits, settings.retrieval, engine.sparse)
     t_gen = perf_counter()
     composed = compose(
         text,

@@ -1,5 +1,9 @@
 """Rerank to the final top-k, deterministic tie-break; refuse below a threshold (SPEC 3.3, 3.4).
 
+The refusal threshold is `min_rerank_score` when the best hit contains every BM25 term of the
+question, and rises by `uncovered_penalty` times the share of terms it lacks: a close cosine
+to a passage that never mentions what was asked about is not evidence.
+
 Scorers implement `PairScorer` and return relevance in [0, 1]:
 - `DenseCosineScorer` (default here): cosine of the query and the chunk vectors already in
   the store, clipped at 0; one query embedding per question. No trained cross-encoder
@@ -18,9 +22,10 @@ from typing import Any
 
 from server.contracts import Hit
 from server.errors import ModelUnavailableError
-from server.ports import ChunkStore, Embedder, PairScorer
+from server.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.retrieve import cosine
 from server.settings.models import ModelSettings
+from server.settings.retrieval import RetrievalSettings
 
 
 def _sigmoid(x: float) -> float:
@@ -155,6 +160,29 @@ def rerank(question: str, hits: Sequence[Hit], scorer: PairScorer, top_k: int) -
     return [h.model_copy(update={"k_final": i}) for i, h in enumerate(ranked, start=1)]
 
 
-def should_refuse(hits: Sequence[Hit], threshold: float) -> bool:
-    """Never generate from noise: refuse when nothing is left or the best score is too low."""
-    return not hits or hits[0].score_norm < threshold
+def question_coverage(question: str, text: str, sparse: SparseEncoder) -> float:
+    """Share of the question's BM25 terms (the index's own analyzer: stemmed, no stopwords)
+    that occur in `text`; 1.0 when the question has no term (nothing to look for)."""
+    asked = set(sparse.encode_query(question).indices)
+    if not asked:
+        return 1.0
+    return len(asked & set(sparse.encode_document(text).indices)) / len(asked)
+
+
+def refusal_threshold(coverage: float, settings: RetrievalSettings) -> float:
+    """The best score needed to answer: the floor plus the penalty for uncovered terms."""
+    return settings.min_rerank_score + settings.uncovered_penalty * (1.0 - coverage)
+
+
+def should_refuse(
+    question: str, hits: Sequence[Hit], settings: RetrievalSettings, sparse: SparseEncoder
+) -> bool:
+    """Never generate from noise: refuse when nothing is left or the best hit is too weak.
+
+    `hits` are reranked, best first; the threshold depends on how much of the question the
+    best hit itself mentions (`question_coverage`).
+    """
+    if not hits:
+        return True
+    coverage = question_coverage(question, hits[0].chunk.text, sparse)
+    return hits[0].score_norm < refusal_threshold(coverage, settings)

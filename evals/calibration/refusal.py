@@ -1,10 +1,17 @@
-"""Calibrate `retrieval.min_rerank_score` (the refusal threshold, SPEC 3.4) on dev splits.
+"""Calibrate the refusal rule (SPEC 3.4) on dev splits: `retrieval.min_rerank_score` and
+`retrieval.uncovered_penalty`.
 
     python -m evals.calibration.refusal [--queries 300] [--clapnq 150] [--data ../shared/data]
                                         [--dry-run]
 
-The threshold decides, from the best rerank score alone, whether there is evidence to answer
-from. Two dev sources of different kinds, each weighted equally (as the support threshold is):
+The rule answers when the best rerank score reaches `min_rerank_score + uncovered_penalty *
+(1 - coverage)`, coverage being the share of the question's BM25 terms found in the best hit
+(`server.rerank.should_refuse`). Penalty 0 is the best score alone; the
+grid tries 0..1 and, per penalty, every floor, and keeps the pair with the best mean dev
+balanced accuracy (ties: the smaller penalty) among those that raise no dev set's
+incorrect-refusal rate by more than the release gate's tolerance (`evals/tolerances.yaml`)
+over the best score alone. Dev sources of different kinds, each weighted
+equally (as the support threshold is):
 
 - SciFact *train* queries over the SciFact index built by `bench/retrieval.py`
   (`data/bench/scifact-all`): each query once with its gold abstracts among the candidates
@@ -38,10 +45,10 @@ from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.calibration.support import balanced_accuracy, best_threshold
 from evals.convert import clapnq, write
 from evals.gold import load_gold
-from evals.runner import scratch_settings
+from evals.runner import load_tolerances, scratch_settings
 from ingest.pipeline import ingest_paths
 from server.ports import ChunkStore, Embedder, SparseEncoder
-from server.rerank import build_reranker, rerank
+from server.rerank import build_reranker, question_coverage, rerank
 from server.retrieve import recall
 from server.settings import Settings, default_config_dir, load_settings
 
@@ -51,7 +58,10 @@ DEV_GOLD = (
     ("evals/gold/fastapi.jsonl", str(DATA / "fastapi-docs" / "docs")),
     ("evals/gold/github_site_policy.jsonl", str(DATA / "github-site-policy" / "docs")),
 )
-Scored = tuple[np.ndarray, np.ndarray]  # labels (1 = should answer), best rerank scores
+# labels (1 = should answer), best rerank scores, question-term coverage of the best hit
+Scored = tuple[np.ndarray, np.ndarray, np.ndarray]
+TOLERANCES = Path(__file__).resolve().parents[1] / "tolerances.yaml"
+PENALTIES = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 
 
 def train_queries(data: Path, n: int) -> list[tuple[str, set[str]]]:
@@ -76,8 +86,8 @@ class Scorer:
         self.store: ChunkStore = open_index(settings, embedder, sparse)
         self.reranker = build_reranker(settings.models, embedder, self.store)
 
-    def best(self, text: str, drop: AbstractSet[str] = frozenset()) -> float:
-        """`drop`: SciFact corpus ids whose chunks are taken out of the candidates."""
+    def best(self, text: str, drop: AbstractSet[str] = frozenset()) -> tuple[float, float]:
+        """Best score and top-hit coverage; `drop`: SciFact ids taken out of the candidates."""
         got = recall(
             text,
             embedder=self.embedder,
@@ -87,20 +97,26 @@ class Scorer:
         )
         pool = [h for h in got.hits if h.chunk.doc_id.removesuffix(".txt") not in drop]
         ranked = rerank(text, pool, self.reranker, self.settings.retrieval.final_k)
-        return ranked[0].score_norm if ranked else 0.0
+        if not ranked:
+            return 0.0, 0.0
+        return ranked[0].score_norm, question_coverage(text, ranked[0].chunk.text, self.sparse)
 
 
 def scifact_set(base: Settings, emb: Embedder, sp: SparseEncoder, data: Path, n: int) -> Scored:
     scorer = Scorer(base.model_copy(update={"data_dir": Path("data/bench/scifact-all")}), emb, sp)
     if not scorer.store.docs():
         raise SystemExit("no SciFact index: run `.venv/bin/python bench/retrieval.py` first")
-    labels, scores = [], []
+    labels, got = [], []
     for text, gold in train_queries(data / "scifact", n):
         labels += [1, 0]
-        scores.append(scorer.best(text))
-        scores.append(scorer.best(text, gold))
+        got += [scorer.best(text), scorer.best(text, gold)]
     scorer.store.close()
-    return np.array(labels), np.array(scores)
+    return scored(labels, got)
+
+
+def scored(labels: list[int], got: list[tuple[float, float]]) -> Scored:
+    pairs = np.array(got, dtype=float).reshape(-1, 2)
+    return np.array(labels), pairs[:, 0], pairs[:, 1]
 
 
 def clapnq_set(base: Settings, emb: Embedder, sp: SparseEncoder, data: Path, span: range) -> Scored:
@@ -112,10 +128,9 @@ def clapnq_set(base: Settings, emb: Embedder, sp: SparseEncoder, data: Path, spa
     ingest_paths(
         [folder / "corpus"], settings=settings, embedder=emb, sparse=sp, store=scorer.store
     )
-    labels = np.array([int(i.answerable) for i in items])
-    scores = np.array([scorer.best(i.question) for i in items])
+    got = [scorer.best(i.question) for i in items]
     scorer.store.close()
-    return labels, scores
+    return scored([int(i.answerable) for i in items], got)
 
 
 def gold_set(base: Settings, emb: Embedder, sp: SparseEncoder, gold: Path, corpus: Path) -> Scored:
@@ -124,25 +139,73 @@ def gold_set(base: Settings, emb: Embedder, sp: SparseEncoder, gold: Path, corpu
     scorer = Scorer(settings, emb, sp)
     ingest_paths([corpus], settings=settings, embedder=emb, sparse=sp, store=scorer.store)
     items = load_gold(gold)
-    labels = np.array([int(i.answerable) for i in items])
-    scores = np.array([scorer.best(i.question) for i in items])
+    got = [scorer.best(i.question) for i in items]
     scorer.store.close()
-    return labels, scores
+    return scored([int(i.answerable) for i in items], got)
 
 
-def report(name: str, scored: Scored, threshold: float) -> str:
-    y, p = scored
-    acc = balanced_accuracy(y, (p >= threshold).astype(int))
+def answers(s: Scored, floor: float, penalty: float) -> np.ndarray:
+    """1 where the rule answers: best score >= floor + penalty * (1 - coverage)."""
+    _, best, coverage = s
+    return (best >= floor + penalty * (1.0 - coverage)).astype(int)
+
+
+def incorrect_refusals(s: Scored, floor: float, penalty: float) -> float:
+    """Share of the answerable items the rule refuses (the eval's incorrect-refusal rate)."""
+    y = s[0]
+    return float((answers(s, floor, penalty)[y == 1] == 0).mean()) if (y == 1).any() else 0.0
+
+
+def fit(dev: Iterable[Scored], max_extra_refusals: float) -> tuple[float, float]:
+    """(floor, penalty) with the best mean dev balanced accuracy, ties to less penalty.
+
+    Guard: a penalty is admitted only if no dev set's incorrect-refusal rate exceeds its
+    rate under the best score alone by more than `max_extra_refusals` (the release gate's
+    tolerance). Refusing a question the corpus answers is the error users feel most, and
+    the equal-vote mean could otherwise buy keyword-style sets' gains with it.
+    For a penalty w the rule is `best + w * coverage >= floor + w`, so the floor search is
+    `best_threshold` on the shifted score.
+    """
+    sets = list(dev)
+    ys = [y for y, _, _ in sets]
+    base_floor = fit_score_only(sets)
+    base = [incorrect_refusals(s, base_floor, 0.0) for s in sets]
+    best_pair, best_acc = (base_floor, 0.0), -1.0
+    for w in PENALTIES:
+        shifted = [p + w * (c - 1.0) for _, p, c in sets]
+        floor = best_threshold(ys, shifted)
+        extra = [incorrect_refusals(s, floor, w) - b for s, b in zip(sets, base, strict=True)]
+        if max(extra) > max_extra_refusals + 1e-9:
+            continue
+        acc = float(np.mean([balanced_accuracy(s[0], answers(s, floor, w)) for s in sets]))
+        if acc > best_acc + 1e-9:
+            best_pair, best_acc = (floor, float(w)), acc
+    return best_pair
+
+
+def fit_score_only(dev: Iterable[Scored]) -> float:
+    """The floor with penalty 0 (the best score alone), for comparison in the report."""
+    sets = list(dev)
+    return best_threshold([y for y, _, _ in sets], [p for _, p, _ in sets])
+
+
+def report(name: str, s: Scored, floor: float, penalty: float) -> str:
+    y = s[0]
+    acc = balanced_accuracy(y, answers(s, floor, penalty))
     return f"{name} (n={len(y)}, answerable {int(y.sum())}): balanced accuracy {acc:.3f}"
 
 
-def write_threshold(threshold: float, lines: Iterable[str], reranker: str) -> None:
+def write_rule(floor: float, penalty: float, lines: Iterable[str], reranker: str) -> None:
     path = default_config_dir() / "defaults" / "retrieval.yaml"
-    line = (
-        f"min_rerank_score: {threshold:.2f}  # evals/calibration/refusal.py, {reranker}: best mean "
-        f"dev balanced accuracy ({'; '.join(lines)})"
-    )
-    path.write_text(re.sub(r"^min_rerank_score:.*$", line, path.read_text(), flags=re.MULTILINE))
+    text = path.read_text()
+    origin = f"evals/calibration/refusal.py, {reranker}: best mean dev balanced accuracy"
+    for key, value, why in (
+        ("min_rerank_score", floor, f"{origin} ({'; '.join(lines)})"),
+        ("uncovered_penalty", penalty, f"{origin}, fitted with min_rerank_score, guarded"),
+    ):
+        line = f"{key}: {value:.2f}  # {why}"
+        text = re.sub(rf"^{key}:.*$", line, text, flags=re.MULTILINE)
+    path.write_text(text)
 
 
 def main() -> None:
@@ -169,14 +232,19 @@ def main() -> None:
     for spec in args.gold:
         gold, corpus = spec.split(":", 1)
         dev[Path(gold).stem] = gold_set(settings, emb, sp, Path(gold), Path(corpus))
-    threshold = best_threshold([y for y, _ in dev.values()], [p for _, p in dev.values()])
-    dev_lines = [report(k, v, threshold) for k, v in dev.items()]
+    tolerance = float(load_tolerances(TOLERANCES)["incorrect_refusal_rate"]["tolerance"])
+    floor, penalty = fit(dev.values(), tolerance)
+    only = fit_score_only(dev.values())
+    dev_lines = [report(k, v, floor, penalty) for k, v in dev.items()]
     test = clapnq_set(settings, emb, sp, args.data, range(args.clapnq, 2 * args.clapnq))
-    print(f"threshold {threshold:.2f}")
-    for line in [*dev_lines, "held out: " + report("clapnq-test", test, threshold)]:
+    print(f"min_rerank_score {floor:.2f}, uncovered_penalty {penalty:.2f}")
+    for line in [*dev_lines, "held out: " + report("clapnq-test", test, floor, penalty)]:
         print(line)
+    print(f"best score alone (penalty 0): floor {only:.2f}")
+    for k, v in [*dev.items(), ("held out: clapnq-test", test)]:
+        print("  " + report(k, v, only, 0.0))
     if not args.dry_run:
-        write_threshold(threshold, dev_lines, settings.models.reranker_backend)
+        write_rule(floor, penalty, dev_lines, settings.models.reranker_backend)
 
 
 if __name__ == "__main__":

@@ -20,4 +20,12 @@ class RetrievalSettings(BaseModel):
     )
     recall_limit: int = Field(gt=0, description="fused candidates handed to policy")
     final_k: int = Field(gt=0, description="hits kept after rerank (SPEC 3.3: 5-10)")
-    min_rerank_score: float = Field(description="refuse below this best score (calibrated)")
+    min_rerank_score: float = Field(
+        description="refuse below this best rerank score when the best hit holds every "
+        "BM25 term of the question (calibrated; SPEC 3.4)"
+    )
+    uncovered_penalty: float = Field(
+        ge=0,
+        description="rerank-score points added to the refusal threshold per unit share of "
+        "the question's BM25 terms missing from the best hit (0 = best score alone; calibrated)",
+    )

@@ -10,7 +10,7 @@ import pytest
 from server.contracts import Chunk, Hit, Offsets
 from server.errors import IndexMismatchError
 from server.policy import CorpusPolicy, apply_policy
-from server.rerank import rerank, should_refuse
+from server.rerank import question_coverage, refusal_threshold, rerank, should_refuse
 from server.retrieve import check_parity, delta_s
 from server.settings import load_settings
 from server.sparse import Bm25Encoder
@@ -28,19 +28,20 @@ def hit(
     url: str = "docs/a.md",
     domain: str = "local",
     k: int = 1,
+    text: str = "text",
 ) -> Hit:
     chunk = Chunk(
         doc_id="d",
         section_id=section,
         snippet_id=sid,
         source_url=url,
-        offsets=Offsets(start=0, end=4),
+        offsets=Offsets(start=0, end=len(text)),
         tokens=1,
         index_hash="h",
         embed_model="m",
         analyzer="a",
         rev="r",
-        text="text",
+        text=text,
         title="t",
         tags=tags,
         source_domain=domain,
@@ -100,12 +101,36 @@ def test_rerank_sorts_with_the_deterministic_tie_break() -> None:
 
 
 def test_refusal_and_delta_s() -> None:
-    assert should_refuse([], 0.1)
+    settings = load_settings()
+    floor = settings.retrieval.model_copy(update={"min_rerank_score": 0.3, "uncovered_penalty": 0})
+    sparse = Bm25Encoder(settings.models)
+    assert should_refuse("q", [], floor, sparse)
     scored = rerank("q", [hit("a")], TableScorer({"a": 0.3}), top_k=1)
-    assert should_refuse(scored, 0.35) and not should_refuse(scored, 0.25)
+    higher = floor.model_copy(update={"min_rerank_score": 0.35})
+    lower = floor.model_copy(update={"min_rerank_score": 0.25})
+    assert should_refuse("q", scored, higher, sparse)
+    assert not should_refuse("q", scored, lower, sparse)
     # centroid (0.5, 0.5): cos = 0.5 / sqrt(0.5) = 0.7071 -> deltaS = 0.2929 (rounded to 4 places)
     assert delta_s([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]) == round(1 - 0.5 / 0.5**0.5, 4)
     assert delta_s([1.0, 0.0], []) == 1.0
+
+
+def test_refusal_threshold_rises_with_question_terms_the_best_hit_lacks() -> None:
+    settings = load_settings()
+    sparse = Bm25Encoder(settings.models)
+    question = "How do cookies expire in the browser?"  # BM25 terms: cooki, expir, browser
+    assert question_coverage(question, "Cookies are sent by the browser.", sparse) == 2 / 3
+    assert question_coverage(question, "A cookie can expire in a browser.", sparse) == 1.0
+    assert question_coverage("What is it?", "anything", sparse) == 1.0  # stopwords only
+    rule = settings.retrieval.model_copy(update={"min_rerank_score": 0.5, "uncovered_penalty": 0.3})
+    assert refusal_threshold(2 / 3, rule) == pytest.approx(0.5 + 0.3 / 3)  # 0.6
+    partial = hit("a", text="Cookies are sent by the browser.")
+    full = hit("b", text="A cookie can expire in a browser.")
+    scorer = TableScorer({"a": 0.55, "b": 0.52})
+    assert should_refuse(question, rerank(question, [partial], scorer, 1), rule, sparse)  # < 0.6
+    assert not should_refuse(question, rerank(question, [full], scorer, 1), rule, sparse)  # >= 0.5
+    no_penalty = rule.model_copy(update={"uncovered_penalty": 0.0})
+    assert not should_refuse(question, rerank(question, [partial], scorer, 1), no_penalty, sparse)
 
 
 def test_analyzer_parity_fails_fast() -> None:
