@@ -1,6 +1,7 @@
 """The whole query DAG as one function (STYLE: no pipeline framework).
 
-recall (hybrid, scope pushed down) -> policy (+ scope re-check) -> rerank -> refuse?
+recall (hybrid, scope pushed down) -> policy (+ scope re-check) -> rerank
+-> refuse? (names no candidate mentions; best score below the calibrated threshold)
 -> compose (claims -> slots -> check -> gate -> repair) -> Answer.
 """
 
@@ -17,9 +18,10 @@ from typing import Literal
 from server.contracts import Answer, Hit, Timings
 from server.errors import EmptyIndexError, InputError
 from server.integrity.compose import LiveIndex, compose
+from server.integrity.missing import missing_evidence
 from server.policy import CorpusPolicy, apply_policy
 from server.ports import ChunkStore, Embedder, Generator, PairScorer, SparseEncoder, SupportScorer
-from server.rerank import rerank, should_refuse
+from server.rerank import absent_names, rerank, should_refuse
 from server.retrieve import delta_s, recall
 from server.settings import Settings
 
@@ -42,7 +44,8 @@ class Engine:
 
 @dataclass(frozen=True)
 class _Retrieved:
-    hits: list[Hit]
+    hits: list[Hit]  # reranked, final_k
+    candidates: list[Hit]  # every recalled candidate that passed policy and scope
     query_vector: tuple[float, ...]
     recall_ms: float
     policy_ms: float
@@ -83,6 +86,7 @@ def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -
     t3 = perf_counter()
     return _Retrieved(
         hits=ranked,
+        candidates=allowed,
         query_vector=found.query_vector,
         recall_ms=(t1 - t0) * 1000,
         policy_ms=(t2 - t1) * 1000,
@@ -130,7 +134,8 @@ def answer(
     settings = _settings_for(engine.settings, mode)
     live = _live(engine)
     got = _retrieve(text, engine, scope_tags)
-    refused = should_refuse(text, got.hits, settings.retrieval, engine.sparse)
+    absent = absent_names(text, got.candidates, settings.retrieval)
+    refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
     t_gen = perf_counter()
     composed = compose(
         text,
@@ -142,6 +147,10 @@ def answer(
         retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags).hits,
         seed=seed,
     )
+    if absent:
+        composed = composed.model_copy(
+            update={"missing_evidence": missing_evidence(text, [], absent)}
+        )
     t_done = perf_counter()
     return Answer(
         question=text,

@@ -26,6 +26,7 @@ from server.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.retrieve import cosine
 from server.settings.models import ModelSettings
 from server.settings.retrieval import RetrievalSettings
+from server.text import missing_names
 
 
 def _sigmoid(x: float) -> float:
@@ -172,6 +173,19 @@ def question_coverage(question: str, text: str, sparse: SparseEncoder) -> float:
 def refusal_threshold(coverage: float, settings: RetrievalSettings) -> float:
     """The best score needed to answer: the floor plus the penalty for uncovered terms."""
     return settings.min_rerank_score + settings.uncovered_penalty * (1.0 - coverage)
+
+
+def absent_names(
+    question: str, candidates: Sequence[Hit], settings: RetrievalSettings
+) -> tuple[str, ...]:
+    """Names the question uses that no candidate mentions, when they are at least
+    `missing_name_share` of its names: the corpus the caller may read is not about them
+    (asked "How does GitLab handle counter notices?" of GitHub's policies). Checked over
+    every recalled candidate that passed policy and scope, not just the reranked top."""
+    share = settings.missing_name_share
+    if share <= 0:  # the rule is off
+        return ()
+    return missing_names(question, (h.chunk.text for h in candidates), share)
 
 
 def should_refuse(

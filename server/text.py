@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from server.contracts import Chunk
@@ -72,3 +72,111 @@ def sentences(chunk: Chunk) -> Iterator[Sentence]:
         if len(content_words(body)) < 3:
             continue
         yield Sentence(base + start, base + start + len(body), body, display(body))
+
+
+_TOKEN = re.compile(r"[\w][\w+#.'’-]*")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def named_terms(question: str) -> tuple[str, ...]:
+    """Names the question uses: runs of capitalised words that do not open a sentence
+    ("Henri Leconte", "GitLab"), in order, each once.
+
+    Possessives are stripped ("GitLab's" -> "GitLab"). Skipped, and ending a run:
+    contractions ("I'll"), "I" and other stopwords, words that start lowercase ("iPSC"),
+    words with a digit (gene and version symbols such as "A2", "OAuth2": too often spelt
+    differently in the evidence) and abbreviations the question defines itself ("blood
+    pressure (DBP)"). Lowercase questions name nothing, so the refusal rule built on this
+    (`missing_names`) never fires on them.
+    """
+    names: list[str] = []
+    run: list[str] = []
+    opener = True
+    for m in _TOKEN.finditer(question):
+        raw = m.group()
+        word = _POSSESSIVE.sub("", raw.rstrip(".'’-"))
+        starts_sentence = opener
+        opener = raw.endswith(".") or question[m.end() : m.end() + 1] in ("?", "!", ":")
+        named = not (
+            starts_sentence
+            or not word[0].isupper()
+            or any(c.isdigit() for c in word)
+            or f"({word})" in question
+            or "'" in word
+            or "’" in word
+            or word.lower() in STOP
+        )
+        if named:
+            run.append(word)
+        ends = word != raw.rstrip(".'’-") or question[m.end() : m.end() + 1] in ",?!:;"
+        if run and (not named or ends):  # a possessive or a comma ends a name
+            names.append(" ".join(run))
+            run = []
+    if run:
+        names.append(" ".join(run))
+    return tuple(dict.fromkeys(names))
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+
+
+def _stem(word: str) -> str:
+    low = word.lower()
+    return low[: max(4, len(low) - 2)] if len(low) > 4 else low.removesuffix("s") or low
+
+
+def mentions(name: str, text: str) -> bool:
+    """Whether `text` mentions the name (any of its words), case-insensitively.
+
+    A word is mentioned when each capitalised part of it ("HIV-positive" -> "HIV") starts a
+    word of the text, as its stem: the last two letters of a long part are dropped
+    ("Korean" finds "Korea"), the plural "s" of a short one ("GPUs" finds "GPU"), four
+    letters kept at least. An acronym of three letters or more also matches the words it
+    abbreviates ("VSMCs" finds "vascular smooth muscle cells").
+    """
+    return any(
+        all(_mentions_part(p, text) for p in ([q for q in w.split("-") if q[:1].isupper()] or [w]))
+        for w in name.split()
+    )
+
+
+def _mentions_part(part: str, text: str) -> bool:
+    if re.search(r"(?<![\w])" + re.escape(_stem(part)), text, re.I):
+        return True
+    if not _ACRONYM.fullmatch(part):
+        return False
+    letters = part.removesuffix("s") if part.endswith("s") and len(part) > 3 else part
+    if len(letters) < 3:  # two initials match too much ("GB": "good boy")
+        return False
+    spelled = r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters)
+    return re.search(r"(?<![\w])" + spelled, text, re.I) is not None
+
+
+_ASKING_WORDS = (
+    "what which who whom whose when where why how is are was were do does did can could "
+    "should would will may might must has have had name list tell give explain describe"
+)
+_ASKING = frozenset(_ASKING_WORDS.split())
+
+
+def is_question(text: str) -> bool:
+    """Ends with "?" or opens with a question word, an auxiliary ("Does X ...") or a
+    request ("Name the ...")."""
+    words = text.split()
+    return text.rstrip().endswith("?") or (bool(words) and words[0].lower() in _ASKING)
+
+
+def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[str, ...]:
+    """The question's names that none of `texts` mentions, when they are at least `share`
+    of its names (else none: one unknown name among several is often just context).
+
+    Only questions: a statement to check (a SciFact claim) names things in its writer's own
+    spelling ("AlphaBeta" for the abstract's "Aβ"), so there a missing name is no evidence
+    that the corpus is silent; the score rule and the checker judge statements.
+    """
+    names = named_terms(question) if is_question(question) else ()
+    if not names:
+        return ()
+    pool = list(texts)
+    absent = tuple(n for n in names if not any(mentions(n, t) for t in pool))
+    return absent if absent and len(absent) >= share * len(names) else ()

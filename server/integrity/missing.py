@@ -46,17 +46,30 @@ def source_kind(question: str, topic: str) -> str:
     return f"a document that states the facts about {topic} directly"
 
 
-def missing_evidence(question: str, hits: Sequence[Hit]) -> MissingEvidence:
-    """Name the topic from the question's key terms and the nearest sections that fell short."""
+def missing_evidence(
+    question: str, hits: Sequence[Hit], absent_names: Sequence[str] = ()
+) -> MissingEvidence:
+    """Name the topic from the question's key terms and the nearest sections that fell short.
+
+    `absent_names`: names the question uses that no readable passage mentions (the refusal
+    rule `server.rerank.absent_names`); they lead the summary and are the topic.
+    """
     terms = tuple(dict.fromkeys(content_words(question)))[:8]
     topic = " ".join(terms) or "this question"
+    if absent_names:
+        topic = " and ".join(absent_names)
     nearest = tuple(
         f"{h.chunk.source_url}#{h.chunk.section_id} (nearest match, not sufficient)"
         for h in hits[:_NEAREST]
     )
     closest = f" The closest indexed sections fell short: {', '.join(nearest)}." if nearest else ""
+    lead = (
+        f"No indexed passage you may read mentions {topic}."
+        if absent_names
+        else f"No indexed passage supports an answer about: {topic}."
+    )
     summary = (
-        f"No indexed passage supports an answer about: {topic}. What would answer it: "
+        f"{lead} What would answer it: "
         f"{source_kind(question, topic)}.{closest} Ingest such a source with "
         "`citegate ingest PATH` and ask again."
     )

@@ -29,3 +29,10 @@ class RetrievalSettings(BaseModel):
         description="rerank-score points added to the refusal threshold per unit share of "
         "the question's BM25 terms missing from the best hit (0 = best score alone; calibrated)",
     )
+    missing_name_share: float = Field(
+        ge=0,
+        le=1,
+        description="refuse when at least this share (0..1] of the names a question uses "
+        "(capitalised words, server.text.named_terms) appears in no recalled candidate it "
+        "may read; 0 turns the rule off",
+    )

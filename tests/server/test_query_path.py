@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from server.answer import answer
 from server.contracts import Chunk, Hit, Offsets
 from server.errors import IndexMismatchError
 from server.policy import CorpusPolicy, apply_policy
-from server.rerank import question_coverage, refusal_threshold, rerank, should_refuse
+from server.rerank import (
+    absent_names,
+    question_coverage,
+    refusal_threshold,
+    rerank,
+    should_refuse,
+)
 from server.retrieve import check_parity, delta_s
 from server.settings import load_settings
 from server.sparse import Bm25Encoder
 from server.store import open_memory_store
+from tests.engine import offline_engine
 from tests.fakes import HashEmbedder
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -131,6 +140,29 @@ def test_refusal_threshold_rises_with_question_terms_the_best_hit_lacks() -> Non
     assert not should_refuse(question, rerank(question, [full], scorer, 1), rule, sparse)  # >= 0.5
     no_penalty = rule.model_copy(update={"uncovered_penalty": 0.0})
     assert not should_refuse(question, rerank(question, [partial], scorer, 1), no_penalty, sparse)
+
+
+def test_names_no_candidate_mentions_refuse() -> None:
+    rule = load_settings().retrieval.model_copy(update={"missing_name_share": 0.5})
+    pool = [hit("a", text="GitHub handles DMCA counter notices"), hit("b", text="Notices.")]
+    q = "How does GitLab handle DMCA counter notices?"  # GitLab: 1 of 2 names, >= 0.5
+    assert absent_names(q, pool, rule) == ("GitLab",)
+    assert absent_names(q, [*pool, hit("c", text="GitLab too")], rule) == ()  # any candidate
+    assert absent_names(q, pool, rule.model_copy(update={"missing_name_share": 1.0})) == ()
+    assert absent_names(q, pool, rule.model_copy(update={"missing_name_share": 0.0})) == ()
+
+
+def test_answer_refuses_a_question_about_a_name_the_corpus_lacks(tmp_path: Path) -> None:
+    # the score floor is low, so only the name rule can refuse here
+    engine = offline_engine(load_settings(data_dir=tmp_path, retrieval={"min_rerank_score": 0.05}))
+    asked = answer("How does GitLab scope an API key?", engine)  # GitLab: 1 of 2 names
+    assert asked.fallback and not asked.citations
+    assert asked.missing_evidence is not None
+    assert asked.missing_evidence.summary.startswith(
+        "No indexed passage you may read mentions GitLab."
+    )
+    kept = answer("How is a user key scoped in the HTTP API?", engine)
+    assert not kept.fallback and kept.citations
 
 
 def test_analyzer_parity_fails_fast() -> None:
