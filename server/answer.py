@@ -18,7 +18,6 @@ from typing import Literal
 from server.contracts import Answer, Hit, Timings
 from server.errors import EmptyIndexError, InputError
 from server.integrity.compose import LiveIndex, compose
-from server.integrity.missing import missing_evidence
 from server.policy import CorpusPolicy, apply_policy
 from server.ports import ChunkStore, Embedder, Generator, PairScorer, SparseEncoder, SupportScorer
 from server.rerank import absent_names, rerank, should_refuse
@@ -146,11 +145,8 @@ def answer(
         live=live,
         retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags).hits,
         seed=seed,
+        absent_names=absent,
     )
-    if absent:
-        composed = composed.model_copy(
-            update={"missing_evidence": missing_evidence(text, [], absent)}
-        )
     t_done = perf_counter()
     return Answer(
         question=text,

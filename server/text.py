@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from server.contracts import Chunk
 
@@ -94,7 +95,8 @@ def named_terms(question: str) -> tuple[str, ...]:
     opener = True
     for m in _TOKEN.finditer(question):
         raw = m.group()
-        word = _POSSESSIVE.sub("", raw.rstrip(".'’-"))
+        bare = raw.rstrip(".'’-")
+        word = _POSSESSIVE.sub("", bare)
         starts_sentence = opener
         opener = raw.endswith(".") or question[m.end() : m.end() + 1] in ("?", "!", ":")
         named = not (
@@ -108,7 +110,7 @@ def named_terms(question: str) -> tuple[str, ...]:
         )
         if named:
             run.append(word)
-        ends = word != raw.rstrip(".'’-") or question[m.end() : m.end() + 1] in ",?!:;"
+        ends = word != bare or question[m.end() : m.end() + 1] in ",?!:;"
         if run and (not named or ends):  # a possessive or a comma ends a name
             names.append(" ".join(run))
             run = []
@@ -134,22 +136,21 @@ def mentions(name: str, text: str) -> bool:
     letters kept at least. An acronym of three letters or more also matches the words it
     abbreviates ("VSMCs" finds "vascular smooth muscle cells").
     """
-    return any(
-        all(_mentions_part(p, text) for p in ([q for q in w.split("-") if q[:1].isupper()] or [w]))
-        for w in name.split()
-    )
+    return any(all(_pattern(p).search(text) for p in _parts(w)) for w in name.split())
 
 
-def _mentions_part(part: str, text: str) -> bool:
-    if re.search(r"(?<![\w])" + re.escape(_stem(part)), text, re.I):
-        return True
-    if not _ACRONYM.fullmatch(part):
-        return False
+def _parts(word: str) -> list[str]:
+    return [p for p in word.split("-") if p[:1].isupper()] or [word]
+
+
+@lru_cache(maxsize=1024)
+def _pattern(part: str) -> re.Pattern[str]:
+    """The stem at a word start, or, for an acronym, its letters starting consecutive words."""
+    forms = [re.escape(_stem(part))]
     letters = part.removesuffix("s") if part.endswith("s") and len(part) > 3 else part
-    if len(letters) < 3:  # two initials match too much ("GB": "good boy")
-        return False
-    spelled = r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters)
-    return re.search(r"(?<![\w])" + spelled, text, re.I) is not None
+    if _ACRONYM.fullmatch(part) and len(letters) >= 3:  # two initials match too much ("GB")
+        forms.append(r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters))
+    return re.compile(r"(?<![\w])(?:" + "|".join(forms) + ")", re.I)
 
 
 _ASKING_WORDS = (

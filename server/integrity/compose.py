@@ -198,6 +198,7 @@ def _fallback(
     repairs: Sequence[Repair],
     ms: float,
     gate: GateResult | None,
+    absent_names: Sequence[str] = (),
 ) -> Composed:
     return Composed(
         answer=IDK,
@@ -206,7 +207,7 @@ def _fallback(
         fallback=True,
         gate=gate or GateResult(verdict=Verdict.PASS, mode=ctx.mode),
         repairs=tuple(repairs),
-        missing_evidence=missing_evidence(question, hits),
+        missing_evidence=missing_evidence(question, hits, absent_names),
         generator=generator,
         generate_ms=ms,
     )
@@ -292,10 +293,13 @@ def compose(
     live: LiveIndex,
     retrieve_again: Callable[[str], list[Hit]],
     seed: int = 0,
+    absent_names: Sequence[str] = (),
 ) -> Composed:
     """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
 
-    `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder.
+    `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder;
+    `absent_names`, when that refusal was for names no readable passage mentions, are
+    named in its missing evidence.
     Hits that address the model (`injection.quarantined`) never reach the generator; each
     is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
@@ -305,7 +309,7 @@ def compose(
     ctx = _Ctx({h.chunk.snippet_id: h for h in clean}, live, scorer, settings, found)
     held = _quarantine(hits, found)
     if not clean:
-        return _fallback(question, hits, ctx, generator.name, held, 0.0, None)
+        return _fallback(question, hits, ctx, generator.name, held, 0.0, None, absent_names)
     composed = _compose(question, clean, ctx, generator, retrieve_again, seed)
     if not held:
         return composed
