@@ -96,6 +96,9 @@ class LiveReads:
     def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
         raise NotImplementedError
 
+    def _revision_filter(self, doc_id: str, rev: str) -> Any:
+        raise NotImplementedError
+
     def _live_chunks(self, snippet_ids: Sequence[str], vector: bool) -> list[Any]:
         live = self.live_revs()
         records = self._scroll(
@@ -108,6 +111,13 @@ class LiveReads:
             return {}
         found = self._live_chunks(snippet_ids, vector=True)
         return {r.payload["snippet_id"]: list(r.vector[DENSE]) for r in found}
+
+    def revision_vectors(self, doc_id: str, rev: str) -> dict[str, list[float]]:
+        """What re-ingest reuses: a chunk whose text is unchanged keeps its vector."""
+        records = self._scroll(
+            self._revision_filter(doc_id, rev), payload=["content_hash"], vector=[DENSE]
+        )
+        return {r.payload["content_hash"]: list(r.vector[DENSE]) for r in records}
 
     def get_chunk(self, snippet_id: str) -> Chunk | None:
         found = self._live_chunks([snippet_id], vector=False)

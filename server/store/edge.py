@@ -99,6 +99,11 @@ class EdgeStore(c.LiveReads):
             if offset is None:
                 return
 
+    def _revision_filter(self, doc_id: str, rev: str) -> Any:
+        return qe.Filter(
+            must=[_match(c.KIND, "chunk"), _match("doc_id", doc_id), _match("rev", rev)]
+        )
+
     def live_revs(self) -> Mapping[str, str]:
         return self._live
 

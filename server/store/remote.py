@@ -108,6 +108,11 @@ class QdrantServerStore(c.LiveReads):
             must.append(_any("snippet_id", snippet_ids))
         return m.Filter(must=must)
 
+    def _revision_filter(self, doc_id: str, rev: str) -> Any:
+        return m.Filter(
+            must=[_match(c.KIND, "chunk"), _match("doc_id", doc_id), _match("rev", rev)]
+        )
+
     def live_revs(self) -> Mapping[str, str]:
         return self._live()
 

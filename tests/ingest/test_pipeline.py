@@ -16,10 +16,10 @@ from ingest.pipeline import (
     ingest_bytes,
     ingest_paths,
 )
-from server.contracts import IndexIdentity
+from server.contracts import Hit, IndexIdentity
 from server.errors import NotFoundError
 from server.identity import CHUNKER_VERSION
-from server.ports import ChunkStore
+from server.ports import ChunkStore, SearchRequest
 from server.settings import Settings, load_settings
 from server.sparse import Bm25Encoder
 from server.store import open_store
@@ -238,6 +238,20 @@ def test_caller_revisions_follow_git_history(shared_data: Path, tmp_path: Path) 
     store.close()
 
 
+class _CountingEmbedder(HashEmbedder):
+    """Keeps every text it was asked to embed, and the size of each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+
 def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     folder.mkdir()
@@ -246,24 +260,77 @@ def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
     store = _open(settings)
     sparse = Bm25Encoder(settings.models)
     ingest_paths([folder], settings=settings, embedder=EMB, sparse=sparse, store=store)
+    emb = _CountingEmbedder()
     again = ingest_paths(
-        [folder], settings=settings, embedder=EMB, sparse=sparse, store=store, tags=["internal"]
+        [folder], settings=settings, embedder=emb, sparse=sparse, store=store, tags=["internal"]
     )
     assert again.documents.changed == 1
     doc = store.get_doc("page.md")
     assert doc is not None and doc.tags == ("internal",)
     assert store.count() == doc.chunks
+    assert emb.calls == []  # same text, same vectors: nothing to embed
     store.close()
 
 
-class _CountingEmbedder(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[int] = []
+_SECTIONS = (
+    "# Page\n\n## Alpha\n\nAlpha talks about cats.\n\n## Beta\n\nBeta talks about {}.\n\n"
+    "## Gamma\n\nGamma talks about fish.\n"
+)
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(len(texts))
-        return super().embed_documents(texts)
+
+def test_an_edit_re_embeds_only_its_own_section(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    page = folder / "page.md"
+    page.write_text(_SECTIONS.format("birds"))
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    sparse = Bm25Encoder(settings.models)
+    emb = _CountingEmbedder()
+    ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
+    old_ids = {h.chunk.snippet_id for h in _all_hits(store)}
+    assert len(emb.texts) == 3  # one chunk per section; the lone title line is no chunk
+    page.write_text(_SECTIONS.format("honey bees"))
+    emb.texts.clear()
+    report = ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
+    assert report.documents.changed == 1 and report.chunks_written == 3
+    assert emb.texts == ["## Beta\n\nBeta talks about honey bees."]
+    hits = _all_hits(store)
+    gamma = next(h.chunk for h in hits if "Gamma" in h.chunk.text)
+    assert gamma.snippet_id not in old_ids  # moved 5 characters on: a new id, the old vector
+    live = store.dense_vectors([h.chunk.snippet_id for h in hits])
+    for h in hits:  # every vector is the one a fresh ingest would write
+        assert live[h.chunk.snippet_id] == pytest.approx(EMB.embed_documents([h.chunk.text])[0])
+    store.close()
+
+
+def _all_hits(store: ChunkStore) -> list[Hit]:
+    return store.search(
+        SearchRequest(
+            dense=tuple(EMB.embed_query("talks about")),
+            sparse=Bm25Encoder(load_settings().models).encode_query("talks about"),
+            dense_top_n=10,
+            sparse_top_n=10,
+            rrf_k=60,
+            limit=10,
+        )
+    )
+
+
+def test_identical_texts_are_embedded_once(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text("# Note\n\nThe same licence notice on two pages.\n")
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    emb = _CountingEmbedder()
+    report = ingest_paths(
+        [folder], settings=settings, embedder=emb, sparse=Bm25Encoder(settings.models), store=store
+    )
+    assert report.chunks_written == 2 and emb.calls == [1]
+    assert store.count() == 2
+    store.close()
 
 
 def test_small_documents_share_one_embedding_batch(tmp_path: Path) -> None:

@@ -161,6 +161,17 @@ def test_revision_switch_is_atomic_at_put_doc(store: ChunkStore) -> None:
     assert store.count() == len(DOCS)
 
 
+def test_revision_vectors_are_one_revisions_by_content_hash(store: ChunkStore) -> None:
+    new_text = "Use CORSMiddleware with allow_origins set to a list."
+    store.upsert([_record("cors", new_text, ("public",), rev="r2")])
+    old = store.revision_vectors("cors", "r1")
+    new = store.revision_vectors("cors", "r2")
+    assert list(old) == ["c-r1"] and list(new) == ["c-r2"]  # never the other revision's
+    assert old["c-r1"] == pytest.approx(EMB.embed_documents([DOCS["cors"][0]])[0], abs=1e-6)
+    assert new["c-r2"] == pytest.approx(EMB.embed_documents([new_text])[0], abs=1e-6)
+    assert store.revision_vectors("cors", "r9") == {} and store.revision_vectors("no", "r1") == {}
+
+
 def test_delete_doc_removes_chunks_and_registry(store: ChunkStore) -> None:
     assert store.delete_doc("gate") == 1
     assert store.get_doc("gate") is None
