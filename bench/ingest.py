@@ -13,6 +13,12 @@ For each corpus (FastAPI docs; the SciFact abstracts), in one process with one m
    weights, same batch size, a splitter sized in the same tokenizer.
 
 Goal (issue 3): overhead <= 15 %, and >= 2x the LlamaIndex pipeline's chunks/s. Not a test.
+
+Re-ingest (`--only reingest`): the FastAPI pages kept with their real commit history
+(`fastapi-docs/revisions/`), ingested at an old version (untimed), then stepped through each
+following commit to the newest, timed. citegate re-embeds only chunk texts the live revision
+lacks; the LlamaIndex pipeline runs with a docstore (`DocstoreStrategy.UPSERTS`, the
+documented way to re-ingest), which skips unchanged documents and re-embeds a changed one whole.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -111,13 +118,20 @@ def run_pure(texts: list[str], tokens: int, embedder: Embedder) -> Row:
     return Row("pure embedding", len(texts), tokens, time.perf_counter() - t0)
 
 
-def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> Row:
-    from llama_index.core import SimpleDirectoryReader
-    from llama_index.core.ingestion import IngestionPipeline
+def llamaindex_splitter(settings: Settings, inner: Embedder) -> Any:
+    """A `SentenceSplitter` sized in the embedder's own tokenizer, as ours is."""
     from llama_index.core.node_parser import SentenceSplitter
+
+    return SentenceSplitter(
+        chunk_size=settings.ingest.chunk_max_tokens,
+        chunk_overlap=20,
+        tokenizer=lambda t: [0] * inner.count_tokens(t),
+    )
+
+
+def llamaindex_embed(settings: Settings) -> Any:
+    """The same weights and batch size through `HuggingFaceEmbedding`, warmed up."""
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
-    from llama_index.vector_stores.qdrant import QdrantVectorStore
-    from qdrant_client import QdrantClient
 
     embed = HuggingFaceEmbedding(
         model_name=str(resolve_weights(settings.models)),
@@ -125,17 +139,19 @@ def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> Row:
         embed_batch_size=settings.models.embed_batch_size,
     )
     embed.get_text_embedding("warm up")
+    return embed
+
+
+def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> Row:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient
+
     with tempfile.TemporaryDirectory() as tmp:
         client = QdrantClient(path=tmp)
         pipeline = IngestionPipeline(
-            transformations=[
-                SentenceSplitter(
-                    chunk_size=settings.ingest.chunk_max_tokens,
-                    chunk_overlap=20,
-                    tokenizer=lambda t: [0] * inner.count_tokens(t),
-                ),
-                embed,
-            ],
+            transformations=[llamaindex_splitter(settings, inner), llamaindex_embed(settings)],
             vector_store=QdrantVectorStore(collection_name="bench", client=client),
         )
         t0 = time.perf_counter()
@@ -149,6 +165,116 @@ def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> Row:
 
     tokens = sum(inner.count_tokens(n.get_content(MetadataMode.EMBED)) for n in nodes)
     return Row("LlamaIndex IngestionPipeline + QdrantVectorStore", len(nodes), tokens, seconds)
+
+
+def revision_steps(data: Path, oldest: int) -> list[dict[str, Path]]:
+    """Per version, oldest first: page path -> the file holding that page at that version."""
+    root = data / "fastapi-docs"
+    by_version: dict[int, dict[str, Path]] = {}
+    for line in (root / "revisions" / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        by_version.setdefault(entry["version_index_newest_first"], {})[entry["doc"]] = (
+            root / entry["file"]
+        )
+    pages = set.intersection(*(set(by_version[k]) for k in range(oldest + 1)))
+    return [{page: by_version[k][page] for page in sorted(pages)} for k in range(oldest, -1, -1)]
+
+
+def check_out(version: dict[str, Path], folder: Path) -> None:
+    for page, source in version.items():
+        target = folder / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+
+
+@dataclass(frozen=True)
+class Reingest:
+    name: str
+    chunks: int  # chunks of the new revisions written
+    embedded: int  # texts sent to the model
+    seconds: float
+
+
+def reingest_citegate(
+    steps: list[dict[str, Path]], settings: Settings, embedder: RecordingEmbedder
+) -> Reingest:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        scratch = settings.model_copy(update={"data_dir": Path(tmp) / "index"})
+        sparse = build_sparse(scratch)
+        store = open_index(scratch, embedder, sparse)
+
+        def ingest() -> int:
+            report = ingest_paths(
+                [folder], settings=scratch, embedder=embedder, sparse=sparse, store=store
+            )
+            return report.chunks_written
+
+        check_out(steps[0], folder)
+        ingest()
+        embedder.texts.clear()
+        chunks, seconds = 0, 0.0
+        for version in steps[1:]:
+            check_out(version, folder)
+            t0 = time.perf_counter()
+            chunks += ingest()
+            seconds += time.perf_counter() - t0
+        store.close()
+    return Reingest("citegate (Qdrant Edge)", chunks, len(embedder.texts), seconds)
+
+
+def reingest_llamaindex(
+    steps: list[dict[str, Path]], settings: Settings, inner: Embedder
+) -> Reingest:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
+    from llama_index.core.storage.docstore import SimpleDocumentStore
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        client = QdrantClient(path=str(Path(tmp) / "index"))
+        pipeline = IngestionPipeline(
+            transformations=[llamaindex_splitter(settings, inner), llamaindex_embed(settings)],
+            vector_store=QdrantVectorStore(collection_name="bench", client=client),
+            docstore=SimpleDocumentStore(),
+            docstore_strategy=DocstoreStrategy.UPSERTS,
+        )
+
+        def ingest() -> int:
+            docs = SimpleDirectoryReader(
+                str(folder), recursive=True, required_exts=[".md"], filename_as_id=True
+            ).load_data()
+            return len(pipeline.run(documents=docs))
+
+        check_out(steps[0], folder)
+        ingest()
+        chunks, seconds = 0, 0.0
+        for version in steps[1:]:
+            check_out(version, folder)
+            t0 = time.perf_counter()
+            chunks += ingest()
+            seconds += time.perf_counter() - t0
+        client.close()
+    return Reingest("LlamaIndex IngestionPipeline + docstore UPSERTS", chunks, chunks, seconds)
+
+
+def bench_reingest(data: Path, oldest: int, settings: Settings, inner: Embedder) -> None:
+    steps = revision_steps(data, oldest)
+    ours = reingest_citegate(steps, settings, RecordingEmbedder(inner))
+    peer = reingest_llamaindex(steps, settings, inner)
+    print(f"\nRe-ingest: {len(steps[0])} FastAPI pages, {len(steps) - 1} real commits each")
+    print(f"{'pipeline':50s} {'chunks':>7s} {'embedded':>9s} {'seconds':>8s} {'chunks/s':>9s}")
+    for r in (ours, peer):
+        print(
+            f"{r.name:50s} {r.chunks:7d} {r.embedded:9d} {r.seconds:8.1f} "
+            f"{r.chunks / r.seconds:9.1f}"
+        )
+    print(
+        f"citegate / LlamaIndex: {peer.seconds / ours.seconds:.2f}x faster; citegate embedded "
+        f"{ours.embedded / max(ours.chunks, 1):.0%} of the chunks it wrote"
+    )
 
 
 def report(corpus: str, rows: list[Row], truncated: int) -> None:
@@ -185,7 +311,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--scifact-docs", type=int, default=None, help="first N abstracts only")
-    ap.add_argument("--only", choices=["fastapi", "scifact"], default=None)
+    ap.add_argument("--only", choices=["fastapi", "scifact", "reingest"], default=None)
+    ap.add_argument(
+        "--oldest", type=int, default=5, help="re-ingest from this version (0 = newest)"
+    )
     ap.add_argument("--fastapi-dir", default="docs", help="a sub-folder, e.g. docs/tutorial")
     args = ap.parse_args()
     settings = load_settings()
@@ -201,6 +330,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             folder = scifact_folder(args.data, args.scifact_docs, Path(tmp))
             bench_corpus("SciFact corpus", folder, settings, inner)
+    if args.only in (None, "reingest"):
+        bench_reingest(args.data, args.oldest, settings, inner)
 
 
 if __name__ == "__main__":
