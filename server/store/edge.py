@@ -173,8 +173,11 @@ class EdgeStore(c.LiveReads):
 
     def put_doc(self, doc: DocRecord) -> None:
         point = qe.Point(id=c.doc_point_id(doc.doc_id), vector={}, payload=c.doc_payload(doc))
+        # No flush: the engine's write-ahead log replays updates in order after a crash (a
+        # killed process loses none), so the flip never outlives its chunks; segments are
+        # flushed by the next retire, the run's closing put_meta, or close(). A flush per
+        # document cost 18 ms, 7 % of ingesting a SciFact abstract.
         self._shard.update(qe.UpdateOperation.upsert_points([point]))
-        self._shard.flush()
         self._live[doc.doc_id] = doc.rev
 
     def _delete(self, flt: Any) -> int:

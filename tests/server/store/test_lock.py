@@ -1,4 +1,5 @@
-"""One owner per embedded index: refusal names the PID; a dead owner's lock is reported."""
+"""One owner per embedded index: refusal names the PID; a dead owner's lock is reported; what a
+killed owner wrote survives it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from server.errors import StoreLockedError
 from server.settings import load_settings
 from server.store import open_store
-from tests.server.store.test_contract import IDENTITY
+from tests.server.store.test_contract import IDENTITY, _doc, _record
 
 
 def _try_open(data_dir: str, queue: mp.Queue) -> None:  # type: ignore[type-arg]
@@ -60,3 +61,23 @@ def test_corrupt_index_says_so_and_how_to_rebuild(tmp_path: Path) -> None:
     rebuilt = open_store(settings, IDENTITY, rebuild=True)
     assert rebuilt.count() == 0
     rebuilt.close()
+
+
+def _write_then_die(data_dir: str) -> None:
+    store = open_store(load_settings(data_dir=data_dir), IDENTITY)
+    store.upsert([_record("cors", "Use CORSMiddleware.", ("public",), rev="r2")])
+    store.put_doc(_doc("cors", "Use CORSMiddleware.", rev="r2"))  # the flip, not flushed
+    os._exit(9)  # no close(): whatever was not replayable is lost
+
+
+def test_a_flip_survives_its_writer_being_killed(tmp_path: Path) -> None:
+    child = mp.get_context("spawn").Process(target=_write_then_die, args=(str(tmp_path),))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 9
+    store = open_store(load_settings(data_dir=tmp_path), IDENTITY)  # the write-ahead log replays
+    doc = store.get_doc("cors")
+    count = store.count()
+    store.close()
+    assert doc is not None and doc.rev == "r2"
+    assert count == 1  # its chunk came back with it
