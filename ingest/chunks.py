@@ -56,7 +56,7 @@ def build_chunks(
                 snippet_id=snippet_id(doc.doc_id, span.section_id, span.start, chash),
                 source_url=doc.source_url,
                 offsets=Offsets(start=span.start, end=span.end),
-                tokens=embedder.count_tokens(text),
+                tokens=span.tokens,
                 index_hash=index_hash,
                 embed_model=identity.embed_model,
                 analyzer=identity.analyzer,

@@ -82,6 +82,19 @@ def test_pack_respects_the_token_limit_and_overlap() -> None:
     assert all(b.start < a.end for a, b in pairwise(spans))  # one sentence overlaps
 
 
+def test_pack_counts_each_span_exactly_when_unit_counts_do_not_add_up() -> None:
+    # Counting characters, a run is longer than its units' sum by the spaces between them:
+    # "Bbbb bbbb." + "Cccc cccc." sums to 20 (fits 20) but the run is 21 characters.
+    text = "# T\n\nAaaa aaaa. Bbbb bbbb. Cccc cccc.\n"
+    section = markdown_sections(text, "t")[0]
+    spans = pack(text, section, len, max_tokens=20, overlap=0)
+    assert [(text[s.start : s.end], s.tokens) for s in spans] == [
+        ("# T\n\nAaaa aaaa.", 15),
+        ("Bbbb bbbb.", 10),
+        ("Cccc cccc.", 10),
+    ]
+
+
 def test_every_chunk_of_the_fastapi_docs_is_an_exact_slice(shared_data: Path) -> None:
     embedder = HashEmbedder()
     root = shared_data / "fastapi-docs" / "docs"
@@ -90,6 +103,7 @@ def test_every_chunk_of_the_fastapi_docs_is_an_exact_slice(shared_data: Path) ->
         doc, pages = load_file(path, root, max_bytes=10_000_000)
         for span in spans_of(doc, embedder, 200, 1, pages):
             text = doc.text[span.start : span.end]
-            assert text and text == text.strip() and embedder.count_tokens(text) <= 200
+            assert text and text == text.strip()
+            assert span.tokens == embedder.count_tokens(text) <= 200
             checked += 1
     assert checked > 300
