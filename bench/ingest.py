@@ -73,6 +73,9 @@ class RecordingEmbedder:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return self.inner.token_spans(text)
+
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts.extend(texts)
         return self.inner.embed_documents(texts)

@@ -10,6 +10,7 @@ sentences are packed up to `max_tokens` word-pieces of the embedder's own tokeni
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -18,6 +19,9 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])")
 _SLUG = re.compile(r"[^a-z0-9]+")
+
+Count = Callable[[str], int]  # word-pieces of a text, special tokens included
+Pieces = Callable[[str], list[tuple[int, int]]]  # character spans of its word-pieces
 
 
 @dataclass(frozen=True)
@@ -165,46 +169,65 @@ def _units(
 
 
 class _Counts:
-    """Exact token counts of spans of one text, each span tokenised at most once."""
+    """Token counts of spans of one section: exact ones (each span tokenised at most once),
+    and unit sizes read off the section's word-piece spans when the tokenizer gives them."""
 
-    def __init__(self, text: str, count: Callable[[str], int]) -> None:
+    def __init__(self, text: str, section: Section, count: Count, pieces: Pieces | None) -> None:
         self.text, self.count = text, count
         self.known: dict[tuple[int, int], int] = {}
         self.specials = count("")  # what every count includes once ([CLS] and [SEP])
+        self.starts: list[int] | None = None
+        self.ends: list[int] = []
+        if pieces is not None:
+            spans = pieces(text[section.start : section.end])
+            self.starts = sorted(section.start + a for a, _ in spans)
+            self.ends = sorted(section.start + b for _, b in spans)
 
-    def __call__(self, start: int, end: int) -> int:
+    def exact(self, start: int, end: int) -> int:
         if (start, end) not in self.known:
             self.known[start, end] = self.count(self.text[start:end])
         return self.known[start, end]
 
+    def inner(self, start: int, end: int) -> int:
+        """Word-pieces of `text[start:end]` without the special tokens."""
+        if self.starts is None:
+            return self.exact(start, end) - self.specials
+        return bisect_right(self.ends, end) - bisect_left(self.starts, start)
+
 
 def pack(
-    text: str, section: Section, count: Callable[[str], int], max_tokens: int, overlap: int
+    text: str,
+    section: Section,
+    count: Count,
+    max_tokens: int,
+    overlap: int,
+    pieces: Pieces | None = None,
 ) -> list[Span]:
     """Greedy packing of units into spans of at most `max_tokens`, `overlap` units repeated.
 
-    Units meet at whitespace, where a word-piece tokenizer splits anyway, so a run of units
-    is sized as the sum of its units' counts (each unit tokenised once, not every growing
-    run: that was 5 % of ingesting SciFact). Each span is then counted exactly; a tokenizer
-    for which the sum is not exact gets the section packed again by exact counts.
+    Units meet at whitespace, where a word-piece tokenizer splits anyway, so a unit is sized
+    by the word-pieces inside it when the section is tokenised once (`pieces`: the character
+    spans of its word-pieces), else by counting it alone, and a run of units by their sum:
+    nothing is tokenised again as a run grows (that was 5 % of ingesting SciFact). Each span
+    is then counted exactly; a tokenizer for which the sizes do not add up gets the section
+    packed again by exact counts, so no span is ever over `max_tokens` by the real count.
     """
-    counts = _Counts(text, count)
+    counts = _Counts(text, section, count, pieces)
 
     def summed(units: list[tuple[int, int]]) -> int:
-        return counts.specials + sum(counts(*u) - counts.specials for u in units)
+        return counts.specials + sum(counts.inner(*u) for u in units)
 
-    runs = _greedy(text, section, counts, summed, max_tokens, overlap)
-    if any(counts(*r) > max_tokens for r in runs):
+    runs = _greedy(text, section, summed, max_tokens, overlap)
+    if any(counts.exact(*r) > max_tokens for r in runs):
         runs = _greedy(
-            text, section, counts, lambda us: counts(us[0][0], us[-1][1]), max_tokens, overlap
+            text, section, lambda us: counts.exact(us[0][0], us[-1][1]), max_tokens, overlap
         )
-    return [Span(section.section_id, s, e, counts(s, e), section.page) for s, e in runs]
+    return [Span(section.section_id, s, e, counts.exact(s, e), section.page) for s, e in runs]
 
 
 def _greedy(
     text: str,
     section: Section,
-    counts: _Counts,
     size: Callable[[list[tuple[int, int]]], int],
     max_tokens: int,
     overlap: int,
@@ -212,7 +235,7 @@ def _greedy(
     """Units in order, a run closed when the next unit would take it over `max_tokens`."""
     runs: list[tuple[int, int]] = []
     current: list[tuple[int, int]] = []
-    for unit in _units(text, section, lambda s, e: counts(s, e) <= max_tokens):
+    for unit in _units(text, section, lambda s, e: size([(s, e)]) <= max_tokens):
         if current and size([*current, unit]) > max_tokens:
             runs.append((current[0][0], current[-1][1]))
             keep = current[-overlap:] if overlap else []

@@ -31,9 +31,8 @@ def spans_of(
     else:
         sections = markdown_sections(doc.text, root)
     limit = min(max_tokens, embedder.max_tokens)
-    spans = [
-        s for sec in sections for s in pack(doc.text, sec, embedder.count_tokens, limit, overlap)
-    ]
+    count, pieces = embedder.count_tokens, embedder.token_spans
+    spans = [s for sec in sections for s in pack(doc.text, sec, count, limit, overlap, pieces)]
     return [s for s in spans if not _heading_only(doc.text[s.start : s.end])]
 
 

@@ -46,6 +46,17 @@ def resolve_weights(models: ModelSettings) -> Path:
     return path
 
 
+def _token_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
+    enc = tokenizer(
+        text,
+        add_special_tokens=False,
+        truncation=False,
+        return_offsets_mapping=True,
+        verbose=False,
+    )
+    return [(int(a), int(b)) for a, b in enc["offset_mapping"]]
+
+
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, normalised."""
 
@@ -77,6 +88,10 @@ class SentenceTransformerEmbedder:
                 "input_ids"
             ]
         )
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the word-pieces `count_tokens` counts, special tokens left out."""
+        return _token_spans(self._tokenizer, text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = self._model.encode(
@@ -128,6 +143,9 @@ class FlagEmbedder:
                 "input_ids"
             ]
         )
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return _token_spans(self._tokenizer, text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = self._model.encode_corpus(list(texts), convert_to_numpy=True)

@@ -36,6 +36,9 @@ class HashEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text))
 
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in _WORD.finditer(text)]
+
     def _vector(self, text: str) -> list[float]:
         vec = [0.0] * self._dim
         for word in _WORD.findall(text.lower()):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
@@ -82,12 +84,20 @@ def test_pack_respects_the_token_limit_and_overlap() -> None:
     assert all(b.start < a.end for a, b in pairwise(spans))  # one sentence overlaps
 
 
-def test_pack_counts_each_span_exactly_when_unit_counts_do_not_add_up() -> None:
+def _words(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
+@pytest.mark.parametrize("pieces", [None, _words], ids=["units-counted", "one-piece-a-word"])
+def test_pack_counts_each_span_exactly_when_unit_sizes_do_not_add_up(
+    pieces: Callable[[str], list[tuple[int, int]]] | None,
+) -> None:
     # Counting characters, a run is longer than its units' sum by the spaces between them:
-    # "Bbbb bbbb." + "Cccc cccc." sums to 20 (fits 20) but the run is 21 characters.
+    # "Bbbb bbbb." + "Cccc cccc." sums to 20 (fits 20) but the run is 21 characters; sized
+    # by words as pieces, every run looks tiny. Either way the section is packed again exactly.
     text = "# T\n\nAaaa aaaa. Bbbb bbbb. Cccc cccc.\n"
     section = markdown_sections(text, "t")[0]
-    spans = pack(text, section, len, max_tokens=20, overlap=0)
+    spans = pack(text, section, len, max_tokens=20, overlap=0, pieces=pieces)
     assert [(text[s.start : s.end], s.tokens) for s in spans] == [
         ("# T\n\nAaaa aaaa.", 15),
         ("Bbbb bbbb.", 10),

@@ -46,6 +46,7 @@ def test_flag_model_path_loads_a_local_bert(tmp_path: Path) -> None:
     assert len(docs) == 2
     assert all(math.isclose(_cos(v, v), 1.0, rel_tol=1e-4) for v in docs)
     assert embedder.count_tokens("cors middleware") == 4  # [CLS] cors middleware [SEP]
+    assert embedder.token_spans("cors  middleware") == [(0, 4), (6, 16)]  # no [CLS], [SEP]
 
 
 @pytest.mark.model
@@ -53,6 +54,10 @@ def test_minilm_ranks_the_related_passage_first() -> None:
     embedder = load_embedder(load_settings().models)
     assert embedder.dim == 384
     assert embedder.max_tokens == 256
+    text = "CORSMiddleware allows origins."
+    spans = embedder.token_spans(text)
+    assert len(spans) + 2 == embedder.count_tokens(text)
+    assert "".join(text[a:b] for a, b in spans) == text.replace(" ", "")
     q = embedder.embed_query("How do I allow cross-origin requests?")
     related, unrelated = embedder.embed_documents(
         ["Use CORSMiddleware to allow requests from other origins.", "Bake the bread for an hour."]
