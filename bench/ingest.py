@@ -15,6 +15,8 @@ CPU's neighbours move single runs by up to 1.7x here):
    weights, same batch size, a splitter sized in the same tokenizer.
 4. pure embedding of the texts step 3 embedded (metadata prepended, as LlamaIndex embeds them):
    LlamaIndex's own overhead over the model.
+5. and 6. steps 1 and 3 with the model replaced by a constant vector (LlamaIndex's
+   `MockEmbedding`): each pipeline's own work, the ratio a far faster model (a GPU) approaches.
 
 Goal (issue 3): overhead <= 15 %, and >= 2x the LlamaIndex pipeline's chunks/s. The report also
 prints the ceiling: step 2's chunks/s over step 3's, what a pipeline costing nothing beyond the
@@ -82,6 +84,14 @@ class RecordingEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.inner.embed_query(text)
+
+
+class ConstantEmbedder(RecordingEmbedder):
+    """Every text gets the same unit vector at once: the pipeline without the model."""
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return [[1.0] + [0.0] * (self.dim - 1) for _ in texts]
 
 
 @dataclass(frozen=True)
@@ -152,7 +162,9 @@ def llamaindex_embed(settings: Settings) -> Any:
     return embed
 
 
-def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> tuple[Row, list[str]]:
+def run_llamaindex(
+    folder: Path, settings: Settings, inner: Embedder, embed: Any
+) -> tuple[Row, list[str]]:
     """The peer pipeline, and the texts its embedder was given (metadata prepended, as embedded)."""
     from llama_index.core import SimpleDirectoryReader
     from llama_index.core.ingestion import IngestionPipeline
@@ -163,7 +175,7 @@ def run_llamaindex(folder: Path, settings: Settings, inner: Embedder) -> tuple[R
     with tempfile.TemporaryDirectory() as tmp:
         client = QdrantClient(path=tmp)
         pipeline = IngestionPipeline(
-            transformations=[llamaindex_splitter(settings, inner), llamaindex_embed(settings)],
+            transformations=[llamaindex_splitter(settings, inner), embed],
             vector_store=QdrantVectorStore(collection_name="bench", client=client),
         )
         t0 = time.perf_counter()
@@ -304,7 +316,7 @@ def report(corpus: str, rounds: list[list[Row]], truncated: int) -> None:
     """Medians over the rounds (each round runs all four in turn, so a noisy neighbour on a
     shared CPU weighs on every pipeline alike), with each row's spread."""
     rows = [median_row([r[i] for r in rounds]) for i in range(len(rounds[0]))]
-    ours, pure, peer, peer_pure = rows
+    ours, pure, peer, peer_pure, ours_free, peer_free = rows
     print(f"\n{corpus} ({len(rounds)} round{'s' * (len(rounds) > 1)}, median seconds)")
     print(
         f"{'pipeline':50s} {'chunks':>7s} {'tokens':>8s} {'seconds':>8s} "
@@ -326,21 +338,36 @@ def report(corpus: str, rounds: list[list[Row]], truncated: int) -> None:
         f"chunks over the model's limit: {truncated} "
         f"({truncated / max(ours.chunks, 1):.1%}, truncated by the embedder)"
     )
+    print(
+        f"without the model: citegate / LlamaIndex {peer_free.seconds / ours_free.seconds:.2f}x "
+        f"(the ratio a far faster model, e.g. on a GPU, approaches)"
+    )
 
 
 def bench_corpus(
     corpus: str, folder: Path, settings: Settings, inner: Embedder, rounds: int
 ) -> None:
+    from llama_index.core.embeddings import MockEmbedding
+
     results: list[list[Row]] = []
     truncated = 0
     for _ in range(rounds):
         embedder = RecordingEmbedder(inner)
         ours = run_citegate(folder, settings, embedder)
         pure = run_pure(embedder.texts, ours.tokens, inner)
-        peer, peer_texts = run_llamaindex(folder, settings, inner)
+        peer, peer_texts = run_llamaindex(folder, settings, inner, llamaindex_embed(settings))
         peer_pure = run_pure(peer_texts, peer.tokens, inner)
+        ours_free = run_citegate(folder, settings, ConstantEmbedder(inner))
+        peer_free, _ = run_llamaindex(folder, settings, inner, MockEmbedding(embed_dim=inner.dim))
         results.append(
-            [ours, pure, peer, replace(peer_pure, name="pure embedding of LlamaIndex's chunks")]
+            [
+                ours,
+                pure,
+                peer,
+                replace(peer_pure, name="pure embedding of LlamaIndex's chunks"),
+                replace(ours_free, name="citegate, no model (a constant vector)"),
+                replace(peer_free, name="LlamaIndex, no model (MockEmbedding)"),
+            ]
         )
         truncated = sum(inner.count_tokens(t) > inner.max_tokens for t in embedder.texts)
     report(corpus, results, truncated)
