@@ -170,18 +170,15 @@ def _units(
 
 class _Counts:
     """Token counts of spans of one section: exact ones (each span tokenised at most once),
-    and unit sizes read off the section's word-piece spans when the tokenizer gives them."""
+    and unit sizes read off the word-pieces of the section, tokenised once."""
 
-    def __init__(self, text: str, section: Section, count: Count, pieces: Pieces | None) -> None:
+    def __init__(self, text: str, section: Section, count: Count, pieces: Pieces) -> None:
         self.text, self.count = text, count
         self.known: dict[tuple[int, int], int] = {}
         self.specials = count("")  # what every count includes once ([CLS] and [SEP])
-        self.starts: list[int] | None = None
-        self.ends: list[int] = []
-        if pieces is not None:
-            spans = pieces(text[section.start : section.end])
-            self.starts = sorted(section.start + a for a, _ in spans)
-            self.ends = sorted(section.start + b for _, b in spans)
+        spans = pieces(text[section.start : section.end])
+        self.starts = sorted(section.start + a for a, _ in spans)
+        self.ends = sorted(section.start + b for _, b in spans)
 
     def exact(self, start: int, end: int) -> int:
         if (start, end) not in self.known:
@@ -189,9 +186,7 @@ class _Counts:
         return self.known[start, end]
 
     def inner(self, start: int, end: int) -> int:
-        """Word-pieces of `text[start:end]` without the special tokens."""
-        if self.starts is None:
-            return self.exact(start, end) - self.specials
+        """Word-pieces lying wholly inside `text[start:end]`, special tokens left out."""
         return bisect_right(self.ends, end) - bisect_left(self.starts, start)
 
 
@@ -201,14 +196,14 @@ def pack(
     count: Count,
     max_tokens: int,
     overlap: int,
-    pieces: Pieces | None = None,
+    pieces: Pieces,
 ) -> list[Span]:
     """Greedy packing of units into spans of at most `max_tokens`, `overlap` units repeated.
 
-    Units meet at whitespace, where a word-piece tokenizer splits anyway, so a unit is sized
-    by the word-pieces inside it when the section is tokenised once (`pieces`: the character
-    spans of its word-pieces), else by counting it alone, and a run of units by their sum:
-    nothing is tokenised again as a run grows (that was 5 % of ingesting SciFact). Each span
+    Units meet at whitespace, where a word-piece tokenizer splits anyway, so the section is
+    tokenised once (`pieces`: the character spans of its word-pieces), a unit is sized by the
+    word-pieces inside it and a run of units by their sum: nothing is tokenised again as a
+    run grows (that was 5 % of ingesting SciFact). Each span
     is then counted exactly; a tokenizer for which the sizes do not add up gets the section
     packed again by exact counts, so no span is ever over `max_tokens` by the real count.
     """

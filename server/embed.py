@@ -46,6 +46,11 @@ def resolve_weights(models: ModelSettings) -> Path:
     return path
 
 
+def _count_tokens(tokenizer: Any, text: str) -> int:
+    enc = tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)
+    return len(enc["input_ids"])
+
+
 def _token_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     enc = tokenizer(
         text,
@@ -83,11 +88,7 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Word-pieces the model would see, special tokens included, before truncation."""
-        return len(
-            self._tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)[
-                "input_ids"
-            ]
-        )
+        return _count_tokens(self._tokenizer, text)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the word-pieces `count_tokens` counts, special tokens left out."""
@@ -138,11 +139,7 @@ class FlagEmbedder:
         return self._max
 
     def count_tokens(self, text: str) -> int:
-        return len(
-            self._tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)[
-                "input_ids"
-            ]
-        )
+        return _count_tokens(self._tokenizer, text)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         return _token_spans(self._tokenizer, text)

@@ -75,22 +75,26 @@ def test_html_headings_become_sections() -> None:
     ]
 
 
+def _words(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
 def test_pack_respects_the_token_limit_and_overlap() -> None:
     text = "# T\n\n" + " ".join(f"Sentence number {i} is here." for i in range(12)) + "\n"
     section = markdown_sections(text, "t")[0]
-    spans = pack(text, section, lambda s: len(s.split()), max_tokens=12, overlap=1)
+    spans = pack(text, section, lambda s: len(s.split()), max_tokens=12, overlap=1, pieces=_words)
     assert all(len(text[s.start : s.end].split()) <= 12 for s in spans)
     assert len(spans) > 3
     assert all(b.start < a.end for a, b in pairwise(spans))  # one sentence overlaps
 
 
-def _words(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in re.finditer(r"\S+", text)]
+def _chars(text: str) -> list[tuple[int, int]]:
+    return [(i, i + 1) for i in range(len(text))]
 
 
-@pytest.mark.parametrize("pieces", [None, _words], ids=["units-counted", "one-piece-a-word"])
+@pytest.mark.parametrize("pieces", [_chars, _words], ids=["one-piece-a-char", "one-piece-a-word"])
 def test_pack_counts_each_span_exactly_when_unit_sizes_do_not_add_up(
-    pieces: Callable[[str], list[tuple[int, int]]] | None,
+    pieces: Callable[[str], list[tuple[int, int]]],
 ) -> None:
     # Counting characters, a run is longer than its units' sum by the spaces between them:
     # "Bbbb bbbb." + "Cccc cccc." sums to 20 (fits 20) but the run is 21 characters; sized
