@@ -349,16 +349,16 @@ def bench_corpus(
 ) -> None:
     from llama_index.core.embeddings import MockEmbedding
 
+    peer_embed, no_model = llamaindex_embed(settings), MockEmbedding(embed_dim=inner.dim)
     results: list[list[Row]] = []
-    truncated = 0
     for _ in range(rounds):
         embedder = RecordingEmbedder(inner)
         ours = run_citegate(folder, settings, embedder)
         pure = run_pure(embedder.texts, ours.tokens, inner)
-        peer, peer_texts = run_llamaindex(folder, settings, inner, llamaindex_embed(settings))
+        peer, peer_texts = run_llamaindex(folder, settings, inner, peer_embed)
         peer_pure = run_pure(peer_texts, peer.tokens, inner)
         ours_free = run_citegate(folder, settings, ConstantEmbedder(inner))
-        peer_free, _ = run_llamaindex(folder, settings, inner, MockEmbedding(embed_dim=inner.dim))
+        peer_free, _ = run_llamaindex(folder, settings, inner, no_model)
         results.append(
             [
                 ours,
@@ -369,7 +369,7 @@ def bench_corpus(
                 replace(peer_free, name="LlamaIndex, no model (MockEmbedding)"),
             ]
         )
-        truncated = sum(inner.count_tokens(t) > inner.max_tokens for t in embedder.texts)
+    truncated = sum(inner.count_tokens(t) > inner.max_tokens for t in embedder.texts)
     report(corpus, results, truncated)
 
 
