@@ -31,15 +31,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from citegate.wiring import build_embedder
 from evals import metrics as m
 from evals.gold import GoldItem, GoldSpan, load_gold, resolve
 from evals.runner import run_eval
 from ingest.loaders import normalise
-from server.embed import resolve_weights
-from server.integrity.support import build_support_scorer
-from server.ports import Embedder, SupportScorer
-from server.settings import Settings, load_settings
+from server.core.ports import Embedder, SupportScorer
+from server.core.settings import Settings, load_settings
+from server.index.embed import resolve_weights
+from server.query.engine import build_embedder
+from server.query.integrity.support import build_support_scorer
 
 ROOT = Path(__file__).resolve().parents[1]
 _SENT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)

@@ -20,13 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.retrieval_metrics import docs_in_order, ndcg_at_k, recall_at_k
 from ingest.pipeline import ingest_paths
-from server.ports import SearchMode
-from server.rerank import build_reranker, rerank
-from server.retrieve import recall
-from server.settings import load_settings
+from server.core.ports import SearchMode
+from server.core.settings import load_settings
+from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.rerank import build_reranker, rerank
+from server.query.retrieve import recall
 
 DEPTH = 200  # chunks per list: enough documents for recall@100
 

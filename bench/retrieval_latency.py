@@ -25,12 +25,12 @@ from qdrant_client import QdrantClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.contracts import Chunk, ChunkRecord, DocRecord, IndexIdentity, IndexMeta, Offsets
-from server.policy import apply_policy, load_policy
-from server.ports import ChunkStore, SearchRequest
-from server.settings import default_config_dir, load_settings
-from server.sparse import Bm25Encoder
-from server.store import EdgeStore, QdrantServerStore
+from server.core.contracts import Chunk, ChunkRecord, DocRecord, IndexIdentity, IndexMeta, Offsets
+from server.core.ports import ChunkStore, SearchRequest
+from server.core.settings import default_config_dir, load_settings
+from server.index.sparse import Bm25Encoder
+from server.index.store import EdgeStore, QdrantServerStore
+from server.query.policy import apply_policy, load_policy
 
 DIM, PER_DOC = 384, 100
 NOW = datetime.now(UTC)

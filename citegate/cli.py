@@ -16,8 +16,8 @@ from rich.console import Console
 
 from citegate.commands import eval_cmd, ingest_cmd, serve_cmd, trace_cmd
 from citegate.render import fail, render_answer
-from server.errors import CitegateError
-from server.settings import load_settings
+from server.core.errors import CitegateError
+from server.core.settings import load_settings
 
 app = typer.Typer(
     name="citegate",
@@ -36,8 +36,8 @@ def ask(
     seed: Annotated[int, typer.Option(help="generation seed")] = 0,
 ) -> None:
     """Answer QUESTION from the ingested corpus, with verified citations."""
-    from citegate.wiring import build_engine, record_answer
-    from server.answer import GateMode, answer
+    from server.query.answer import GateMode, answer
+    from server.query.engine import build_engine, record_answer
 
     try:
         settings = load_settings()

@@ -12,8 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from server.contracts import Answer, Verdict
-from server.errors import CitegateError
+from server.core.contracts import Answer, Verdict
+from server.core.errors import CitegateError
 
 _VERDICT_STYLE = {Verdict.PASS: "green", Verdict.WARN: "yellow", Verdict.BLOCK: "red"}
 

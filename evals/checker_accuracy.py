@@ -25,13 +25,13 @@ import numpy as np
 
 from evals.calibration.support import balanced_accuracy, splits
 from evals.calibration.support_data import Pair
-from server.contracts import CitationSlot, Claim, Offsets
-from server.embed import load_embedder
-from server.generate.claims import classify_claim
-from server.integrity.checks import check_support, check_type_evidence
-from server.integrity.support import build_support_scorer
-from server.ports import SupportScorer
-from server.settings import Settings, load_settings
+from server.core.contracts import CitationSlot, Claim, Offsets
+from server.core.ports import SupportScorer
+from server.core.settings import Settings, load_settings
+from server.index.embed import load_embedder
+from server.query.generate.claims import classify_claim
+from server.query.integrity.checks import check_support, check_type_evidence
+from server.query.integrity.support import build_support_scorer
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.gold import GoldItem, GoldRef, resolve
-from server.errors import InputError
+from server.core.errors import InputError
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ingest.loaders import normalise
-from server.errors import InputError
+from server.core.errors import InputError
 
 _HEADING = re.compile(
     r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[\w-]+[ \t]*\})?[ \t]*$", re.MULTILINE

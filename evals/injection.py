@@ -39,10 +39,10 @@ from evals.llm_catch import endpoint
 from evals.runner import prepare
 from ingest.chunks import spans_of
 from ingest.loaders import load_file, normalise
-from server.answer import Engine, answer
-from server.contracts import Answer
-from server.integrity.injection import instruction_in
-from server.settings import Settings, load_settings
+from server.core.contracts import Answer
+from server.core.settings import Settings, load_settings
+from server.query.answer import Engine, answer
+from server.query.integrity.injection import instruction_in
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 POSITIONS = ("start", "middle", "end")

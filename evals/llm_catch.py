@@ -32,12 +32,12 @@ from typing import Any
 
 from evals.gold import load_gold
 from evals.runner import prepare, scratch_settings
-from server.answer import Engine, answer
-from server.contracts import Answer, CitationSlot, Claim, Draft, Hit, Verdict
-from server.integrity.numbers import normalise_numbers
-from server.ports import Generator
-from server.settings import Settings, load_settings
-from server.text import content_words
+from server.core.contracts import Answer, CitationSlot, Claim, Draft, Hit, Verdict
+from server.core.ports import Generator
+from server.core.settings import Settings, load_settings
+from server.core.text import content_words
+from server.query.answer import Engine, answer
+from server.query.integrity.numbers import normalise_numbers
 
 COVERAGE = 0.6  # share of a claim's content words its cited span must hold (oracle, not the gate)
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,7 +127,7 @@ def endpoint(base_url: str | None, model: str | None) -> Iterator[tuple[str, str
     if base_url:
         yield base_url, model or "default"
         return
-    from server.generate.local_llm import local_llm
+    from server.query.generate.local_llm import local_llm
 
     with local_llm() as url:
         yield url, "smollm2"

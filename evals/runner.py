@@ -14,14 +14,14 @@ from typing import Any
 
 import yaml
 
-from citegate.wiring import build_embedder, build_engine, build_sparse, open_index
 from evals import metrics as m
 from evals.gold import GoldItem, GoldSpan, load_gold, resolve
 from evals.report import comparison, markdown
 from ingest.pipeline import ingest_paths
-from server.answer import Engine, answer
-from server.contracts import Answer, CheckCode, ClaimType
-from server.settings import Settings
+from server.core.contracts import Answer, CheckCode, ClaimType
+from server.core.settings import Settings
+from server.query.answer import Engine, answer
+from server.query.engine import build_embedder, build_engine, build_sparse, open_index
 
 METRICS = (
     "citation_match_rate",

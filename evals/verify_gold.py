@@ -20,8 +20,8 @@ from pathlib import Path
 
 from evals.gold import GoldItem, GoldRef, load_gold, resolve
 from ingest.loaders import front_matter, normalise
-from server.contracts import ClaimType
-from server.errors import InputError
+from server.core.contracts import ClaimType
+from server.core.errors import InputError
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[\w-]+[ \t]*\})?[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")

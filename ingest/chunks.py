@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 
 from ingest.chunking import Span, doc_root, markdown_sections, pack, page_sections, slugify
-from server.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
-from server.ports import Embedder
+from server.core.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
+from server.core.ports import Embedder
 
 _HEADING_ONLY_MAX = 120  # characters: a lone heading line is not evidence on its own
 

@@ -20,8 +20,8 @@ from urllib.parse import urlparse
 
 import yaml
 
-from server.contracts import SourceDoc
-from server.errors import InputError
+from server.core.contracts import SourceDoc
+from server.core.errors import InputError
 
 MEDIA = {
     ".md": "markdown",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ingest.chunks import build_chunks, spans_of
 from ingest.loaders import LoadError, load_file
-from server.contracts import (
+from server.core.contracts import (
     Chunk,
     ChunkRecord,
     DocRecord,
@@ -31,9 +31,9 @@ from server.contracts import (
     IndexMeta,
     SourceDoc,
 )
-from server.identity import index_hash
-from server.ports import ChunkStore, Embedder, SparseEncoder
-from server.settings import Settings
+from server.core.identity import index_hash
+from server.core.ports import ChunkStore, Embedder, SparseEncoder
+from server.core.settings import Settings
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, str], None]  # (event, path): "upserted" then "done" per document
@@ -79,7 +79,9 @@ def discover(paths: Sequence[Path], extensions: Sequence[str]) -> list[tuple[Pat
 def _identity_of(store: ChunkStore) -> IndexMeta:
     meta = store.meta()
     if meta is None:  # open_store always records one; a bare store is a programming error
-        raise LoadError("the store has no index identity: open it with server.store.open_store")
+        raise LoadError(
+            "the store has no index identity: open it with server.index.store.open_store"
+        )
     return meta
 
 
@@ -329,7 +331,7 @@ def ingest_bytes(
 def delete_document(store: ChunkStore, doc_id: str) -> int:
     """Remove a document and its chunks and refresh the index hash; returns chunks removed."""
     if store.get_doc(doc_id) is None:
-        from server.errors import NotFoundError
+        from server.core.errors import NotFoundError
 
         raise NotFoundError(f"no document {doc_id!r}: list them with GET /v1/documents")
     removed = store.delete_doc(doc_id)

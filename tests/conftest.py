@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from server.settings import Settings, load_settings
+from server.core.settings import Settings, load_settings
 from tests.fakes import HashEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

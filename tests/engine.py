@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citegate.wiring import index_identity
 from ingest.pipeline import ingest_paths
-from server.answer import Engine
-from server.generate import build_generator
-from server.integrity.support import build_support_scorer
-from server.policy import load_policy
-from server.rerank import DenseCosineScorer
-from server.settings import Settings
-from server.sparse import Bm25Encoder
-from server.store import open_memory_store
+from server.core.settings import Settings
+from server.index.sparse import Bm25Encoder
+from server.index.store import open_memory_store
+from server.query.answer import Engine
+from server.query.engine import index_identity
+from server.query.generate import build_generator
+from server.query.integrity.support import build_support_scorer
+from server.query.policy import load_policy
+from server.query.rerank import DenseCosineScorer
 from tests.fakes import HashEmbedder
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "corpus"

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from citegate.render import fail
-from server.errors import CitegateError, InputError
-from server.settings import default_config_dir, load_settings
+from server.core.errors import CitegateError, InputError
+from server.core.settings import default_config_dir, load_settings
 
 
 def eval_(

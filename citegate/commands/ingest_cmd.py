@@ -15,8 +15,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from citegate.render import fail
-from server.errors import CitegateError, InputError, StoreLockedError
-from server.settings import load_settings
+from server.core.errors import CitegateError, InputError, StoreLockedError
+from server.core.settings import load_settings
 
 
 @contextmanager
@@ -66,8 +66,8 @@ def ingest(
     ] = False,
 ) -> None:
     """Ingest Markdown, text, HTML and PDF files; unchanged documents are skipped."""
-    from citegate.wiring import build_embedder, build_sparse, open_index
     from ingest.pipeline import discover, ingest_paths
+    from server.query.engine import build_embedder, build_sparse, open_index
 
     try:
         missing = [str(p) for p in paths if not p.exists()]

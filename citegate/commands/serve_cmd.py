@@ -9,9 +9,9 @@ import typer
 from fastapi import FastAPI
 
 from citegate.render import fail
-from server.answer import Engine
-from server.errors import ConfigError
-from server.settings import Settings, load_settings
+from server.core.errors import ConfigError
+from server.core.settings import Settings, load_settings
+from server.query.answer import Engine
 
 
 def _loopback(host: str) -> bool:
@@ -49,8 +49,8 @@ def delete_doc(engine: Engine, doc_id: str) -> int:
 
 def build_app(settings: Settings) -> FastAPI:
     """The app wired with the real engine and the admin functions (used by tests too)."""
-    from citegate.wiring import build_engine
-    from server.app import create_app
+    from server.query.engine import build_engine
+    from server.service.app import create_app
 
     return create_app(settings, build_engine=build_engine, ingest=ingest_upload, delete=delete_doc)
 
@@ -64,7 +64,7 @@ def serve(
     """Serve the API and the web page; binds loopback unless API keys are configured."""
     import uvicorn
 
-    from server.auth import load_keys
+    from server.service.auth import load_keys
 
     settings = load_settings()
     host = host or settings.service.host

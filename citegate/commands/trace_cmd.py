@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 
 from citegate.render import fail, render_answer
-from server.audit import format_log_line
-from server.errors import CitegateError
-from server.settings import load_settings
+from server.core.errors import CitegateError
+from server.core.settings import load_settings
+from server.query.audit import format_log_line
 
 
 def trace(
@@ -18,7 +18,7 @@ def trace(
     as_json: Annotated[bool, typer.Option("--json", help="print the stored Answer JSON")] = False,
 ) -> None:
     """Print the stored answer and its seed 002 trace lines."""
-    from citegate.wiring import trace_store
+    from server.query.engine import trace_store
 
     try:
         store = trace_store(load_settings())

@@ -26,18 +26,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.convert import clapnq, write
 from evals.gold import GoldSpan, load_gold, resolve
 from evals.metrics import overlaps
 from evals.runner import scratch_settings
 from ingest.pipeline import ingest_paths
-from server.generate.extractive import Features, features, select
-from server.ports import Embedder, SparseEncoder
-from server.rerank import build_reranker, rerank
-from server.retrieve import recall
-from server.settings import Settings, default_config_dir, load_settings
-from server.settings.generation import GenerationSettings
+from server.core.ports import Embedder, SparseEncoder
+from server.core.settings import Settings, default_config_dir, load_settings
+from server.core.settings.generation import GenerationSettings
+from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.generate.extractive import Features, features, select
+from server.query.rerank import build_reranker, rerank
+from server.query.retrieve import recall
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEV_GOLD = (

@@ -6,7 +6,7 @@
 
 The rule answers when the best rerank score reaches `min_rerank_score + uncovered_penalty *
 (1 - coverage)`, coverage being the share of the question's BM25 terms found in the best hit
-(`server.rerank.should_refuse`). Penalty 0 is the best score alone; the
+(`server.query.rerank.should_refuse`). Penalty 0 is the best score alone; the
 grid tries 0..1 and, per penalty, every floor, and keeps the pair with the best mean dev
 balanced accuracy (ties: the smaller penalty) among those that raise no dev set's
 incorrect-refusal rate by more than the release gate's tolerance (`evals/tolerances.yaml`)
@@ -23,7 +23,7 @@ equally (as the support threshold is):
   site-policy sets), over their
   corpora: the score scale differs from corpus to corpus, so each corpus gets a vote.
 
-The name rule (`server.rerank.absent_names`: refuse a question whose names no candidate
+The name rule (`server.query.rerank.absent_names`: refuse a question whose names no candidate
 mentions) runs before this one in the answer path and is judged on its own (its catches and
 false refusals are in `config/defaults/retrieval.yaml`); this fit sees every question. Folding
 it in moves the guard's score-only baseline floor from 0.63 to 0.62, and that baseline shift
@@ -47,16 +47,16 @@ from pathlib import Path
 
 import numpy as np
 
-from citegate.wiring import build_embedder, build_sparse, open_index
 from evals.calibration.support import balanced_accuracy, best_threshold
 from evals.convert import clapnq, write
 from evals.gold import load_gold
 from evals.runner import load_tolerances, scratch_settings
 from ingest.pipeline import ingest_paths
-from server.ports import ChunkStore, Embedder, SparseEncoder
-from server.rerank import build_reranker, question_coverage, rerank
-from server.retrieve import recall
-from server.settings import Settings, default_config_dir, load_settings
+from server.core.ports import ChunkStore, Embedder, SparseEncoder
+from server.core.settings import Settings, default_config_dir, load_settings
+from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.rerank import build_reranker, question_coverage, rerank
+from server.query.retrieve import recall
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEV_GOLD = (

@@ -24,10 +24,10 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from evals.calibration.support_data import Pair, begin, halueval, sample, scifact, wice
-from server.embed import load_embedder
-from server.integrity.support import FEATURES, features
-from server.ports import Embedder
-from server.settings import default_config_dir, load_settings
+from server.core.ports import Embedder
+from server.core.settings import default_config_dir, load_settings
+from server.index.embed import load_embedder
+from server.query.integrity.support import FEATURES, features
 
 log = logging.getLogger("calibrate.support")
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from server.text import content_words
+from server.core.text import content_words
 
 Pair = tuple[str, str, int]
 

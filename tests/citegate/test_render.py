@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from citegate.render import render_answer
-from server.contracts import Answer, GateResult, MissingEvidence, Timings, Verdict
+from server.core.contracts import Answer, GateResult, MissingEvidence, Timings, Verdict
 
 
 def test_labels_and_markup_in_data_print_verbatim() -> None:

@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 from evals.calibration.extractive import GRID, Item, grid, objective
 from evals.gold import GoldSpan
-from server.contracts import Chunk, Hit, Offsets
-from server.generate.extractive import Features
-from server.settings import load_settings
-from server.text import Sentence
+from server.core.contracts import Chunk, Hit, Offsets
+from server.core.settings import load_settings
+from server.core.text import Sentence
+from server.query.generate.extractive import Features
 
 DOC = "# A\n\nAlpha is first. Beta is second.\n\n# B\n\nGamma is third.\n"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from evals.checker_accuracy import accuracy, as_claim, supported
-from server.contracts import ClaimType
-from server.settings import load_settings
-from tests.server.integrity.helpers import WordOverlapScorer
+from server.core.contracts import ClaimType
+from server.core.settings import load_settings
+from tests.server.query.integrity.helpers import WordOverlapScorer
 
 
 def test_pair_becomes_a_typed_claim_quoting_the_whole_evidence() -> None:

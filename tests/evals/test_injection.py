@@ -19,8 +19,8 @@ from evals.injection import (
     title_of,
 )
 from evals.injection import run as run_injection
-from server.contracts import Answer
-from server.settings import load_settings
+from server.core.contracts import Answer
+from server.core.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = "---\ntitle: T\n---\n# Title { #t }\n\nOne.\n\n```\ncode\n\nmore\n```\n\nTwo.\n\nThree.\n"

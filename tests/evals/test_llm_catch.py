@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evals.llm_catch import defects, judge, shown_as_supported, summarise
-from server.contracts import (
+from server.core.contracts import (
     Answer,
     CitationSlot,
     Claim,
@@ -15,7 +15,7 @@ from server.contracts import (
     Timings,
     Verdict,
 )
-from tests.server.integrity.helpers import HIT_A, HIT_B, HITS, claim, slot
+from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, claim, slot
 
 ROTATE = "The signing key is rotated every 90 days since version 2.1."
 

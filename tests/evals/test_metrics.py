@@ -9,7 +9,7 @@ import pytest
 from evals import metrics as m
 from evals.gold import GoldSpan, load_gold, resolve
 from evals.runner import regressions
-from server.errors import InputError
+from server.core.errors import InputError
 
 G = GoldSpan(path="a.md", start=10, end=20, section_start=0, section_end=50)
 

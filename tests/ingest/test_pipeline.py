@@ -16,13 +16,13 @@ from ingest.pipeline import (
     ingest_bytes,
     ingest_paths,
 )
-from server.contracts import Hit, IndexIdentity
-from server.errors import NotFoundError
-from server.identity import CHUNKER_VERSION
-from server.ports import ChunkStore, SearchRequest
-from server.settings import Settings, load_settings
-from server.sparse import Bm25Encoder
-from server.store import open_store
+from server.core.contracts import Hit, IndexIdentity
+from server.core.errors import NotFoundError
+from server.core.identity import CHUNKER_VERSION
+from server.core.ports import ChunkStore, SearchRequest
+from server.core.settings import Settings, load_settings
+from server.index.sparse import Bm25Encoder
+from server.index.store import open_store
 from tests.fakes import HashEmbedder
 
 EMB = HashEmbedder()
@@ -169,7 +169,7 @@ def test_a_crash_half_way_leaves_the_previous_revision_live(
 
 
 def _request(settings: Settings, text: str):  # type: ignore[no-untyped-def]
-    from server.ports import SearchRequest
+    from server.core.ports import SearchRequest
 
     sparse = Bm25Encoder(settings.models)
     return SearchRequest(

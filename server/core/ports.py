@@ -1,0 +1,115 @@
+"""Narrow Protocols between stages: models and I/O sit behind these (STYLE habit 2).
+
+Real implementations live beside the stage that owns them (`server/embed.py`,
+`server/store/`, ...); tests use fakes that implement the same Protocols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, Protocol
+
+from server.core.contracts import (
+    Chunk,
+    ChunkRecord,
+    DocRecord,
+    Draft,
+    Frozen,
+    Hit,
+    IndexMeta,
+    SparseVector,
+)
+
+SearchMode = Literal["hybrid", "dense", "sparse"]
+
+
+class Embedder(Protocol):
+    """Dense text embeddings, L2-normalised, and the tokenizer that sizes chunks."""
+
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def max_tokens(self) -> int: ...
+    def count_tokens(self, text: str) -> int: ...
+    def token_spans(self, text: str) -> list[tuple[int, int]]: ...
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class SparseEncoder(Protocol):
+    """BM25 term vectors; the same analyzer on the write and the read path."""
+
+    @property
+    def analyzer(self) -> str: ...
+    def encode_document(self, text: str) -> SparseVector: ...
+    def encode_query(self, text: str) -> SparseVector: ...
+
+
+class SearchRequest(Frozen):
+    """One hybrid query as the store runs it (prefetch + fusion inside the store)."""
+
+    dense: tuple[float, ...]
+    sparse: SparseVector
+    mode: SearchMode = "hybrid"
+    dense_top_n: int
+    sparse_top_n: int
+    rrf_k: int
+    limit: int
+    scope_tags: tuple[str, ...] | None = None
+    exclude_tags: tuple[str, ...] = ()
+
+
+class ChunkStore(Protocol):
+    """The one store interface; Qdrant Edge (embedded) and Qdrant server implement it."""
+
+    @property
+    def kind(self) -> str: ...
+    def meta(self) -> IndexMeta | None: ...
+    def put_meta(self, meta: IndexMeta) -> None: ...
+    def upsert(self, records: Sequence[ChunkRecord]) -> None: ...
+    def search(self, request: SearchRequest) -> list[Hit]: ...
+    def dense_vectors(self, snippet_ids: Sequence[str]) -> dict[str, list[float]]: ...
+    def revision_vectors(self, doc_id: str, rev: str) -> dict[str, list[float]]:
+        """Dense vectors of one revision's chunks, keyed by chunk `content_hash`."""
+        ...
+
+    def get_chunk(self, snippet_id: str) -> Chunk | None: ...
+    def docs(self) -> list[DocRecord]: ...
+    def live_revs(self) -> Mapping[str, str]: ...
+    def get_doc(self, doc_id: str) -> DocRecord | None: ...
+    def put_doc(self, doc: DocRecord) -> None: ...
+    def delete_doc(self, doc_id: str) -> int: ...
+    def retire(self, doc_id: str, keep_rev: str) -> int: ...
+    def optimize(self) -> None:
+        """Build the search indexes after a bulk write (embedded store; a server does it)."""
+        ...
+
+    def count(self) -> int: ...
+    def clear(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class PairScorer(Protocol):
+    """Relevance of each hit to the query, in [0, 1]; higher is more relevant (rerank)."""
+
+    @property
+    def name(self) -> str: ...
+    def score(self, query: str, hits: Sequence[Hit]) -> list[float]: ...
+
+
+class SupportScorer(Protocol):
+    """Probability in [0, 1] that `evidence` supports `claim` (NLI-shaped)."""
+
+    @property
+    def name(self) -> str: ...
+    def support(self, claim: str, evidence: str) -> float: ...
+
+
+class Generator(Protocol):
+    """Claims first, then citation slots filled from `hits`, then the answer text (SPEC 4)."""
+
+    @property
+    def name(self) -> str: ...
+    def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft: ...

@@ -1,0 +1,38 @@
+"""Query-path settings (SPEC 3)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RetrievalSettings(BaseModel):
+    """Recall depth, fusion, rerank depth and the refusal threshold."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dense_top_n: int = Field(gt=0, description="dense candidates per query (SPEC 3.1: 50-100)")
+    sparse_top_n: int = Field(gt=0, description="BM25 candidates per query (SPEC 3.1: 50-100)")
+    fusion: Literal["rrf"] = Field(description="how dense and sparse lists are fused")
+    rrf_k: int = Field(
+        ge=0, description="Qdrant RRF constant: score = sum 1/(k + rank0), rank0 0-based"
+    )
+    recall_limit: int = Field(gt=0, description="fused candidates handed to policy")
+    final_k: int = Field(gt=0, description="hits kept after rerank (SPEC 3.3: 5-10)")
+    min_rerank_score: float = Field(
+        description="refuse below this best rerank score when the best hit holds every "
+        "BM25 term of the question (calibrated; SPEC 3.4)"
+    )
+    uncovered_penalty: float = Field(
+        ge=0,
+        description="rerank-score points added to the refusal threshold per unit share of "
+        "the question's BM25 terms missing from the best hit (0 = best score alone; calibrated)",
+    )
+    missing_name_share: float = Field(
+        ge=0,
+        le=1,
+        description="refuse when at least this share (0..1] of the names a question uses "
+        "(capitalised words, server.core.text.named_terms) appears in no recalled candidate it "
+        "may read; 0 turns the rule off",
+    )

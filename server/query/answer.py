@@ -1,0 +1,179 @@
+"""The whole query DAG as one function (STYLE: no pipeline framework).
+
+recall (hybrid, scope pushed down) -> policy (+ scope re-check) -> rerank
+-> refuse? (names no candidate mentions; best score below the calibrated threshold)
+-> compose (claims -> slots -> check -> gate -> repair) -> Answer.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from time import perf_counter
+from typing import Literal
+
+from server.core.contracts import Answer, Hit, Timings
+from server.core.errors import EmptyIndexError, InputError
+from server.core.ports import (
+    ChunkStore,
+    Embedder,
+    Generator,
+    PairScorer,
+    SparseEncoder,
+    SupportScorer,
+)
+from server.core.settings import Settings
+from server.query.integrity.compose import LiveIndex, compose
+from server.query.policy import CorpusPolicy, apply_policy
+from server.query.rerank import absent_names, rerank, should_refuse
+from server.query.retrieve import delta_s, recall
+
+GateMode = Literal["strict", "lenient"]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Everything `answer()` needs, built once per process by `server.query.engine.build_engine`."""
+
+    settings: Settings
+    embedder: Embedder
+    sparse: SparseEncoder
+    store: ChunkStore
+    reranker: PairScorer
+    support: SupportScorer
+    generator: Generator
+    policy: CorpusPolicy
+
+
+@dataclass(frozen=True)
+class _Retrieved:
+    hits: list[Hit]  # reranked, final_k
+    candidates: list[Hit]  # every recalled candidate that passed policy and scope
+    query_vector: tuple[float, ...]
+    recall_ms: float
+    policy_ms: float
+    rerank_ms: float
+
+
+def clean_question(question: str, max_chars: int) -> str:
+    """The question stripped and NFC-normalised; InputError when empty or too long."""
+    text = unicodedata.normalize("NFC", question).strip()
+    if not text:
+        raise InputError('the question is empty: ask something, e.g. `citegate ask "What is X?"`')
+    if len(text) > max_chars:
+        raise InputError(
+            f"the question has {len(text)} characters; the limit is {max_chars} "
+            "(service.max_question_chars): shorten it"
+        )
+    return text
+
+
+def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -> _Retrieved:
+    settings = engine.settings
+    t0 = perf_counter()
+    found = recall(
+        question,
+        embedder=engine.embedder,
+        sparse=engine.sparse,
+        store=engine.store,
+        settings=settings.retrieval,
+        scope_tags=tuple(scope_tags) if scope_tags is not None else None,
+        exclude_tags=tuple(engine.policy.denied_tags),
+    )
+    t1 = perf_counter()
+    allowed = apply_policy(
+        list(found.hits), engine.policy, scope_tags=scope_tags, now=datetime.now(UTC)
+    )
+    t2 = perf_counter()
+    ranked = rerank(question, allowed, engine.reranker, settings.retrieval.final_k)
+    t3 = perf_counter()
+    return _Retrieved(
+        hits=ranked,
+        candidates=allowed,
+        query_vector=found.query_vector,
+        recall_ms=(t1 - t0) * 1000,
+        policy_ms=(t2 - t1) * 1000,
+        rerank_ms=(t3 - t2) * 1000,
+    )
+
+
+def _settings_for(settings: Settings, mode: GateMode | None) -> Settings:
+    if mode is None or mode == settings.integrity.gate_mode:
+        return settings
+    integrity = settings.integrity.model_copy(update={"gate_mode": mode})
+    return settings.model_copy(update={"integrity": integrity})
+
+
+def _live(engine: Engine) -> LiveIndex:
+    meta = engine.store.meta()
+    if meta is None:
+        raise EmptyIndexError("the index is empty: run `citegate ingest PATH...` first")
+    return LiveIndex.from_store(meta, engine.store.live_revs())  # revs only, no document texts
+
+
+def _delta_s(engine: Engine, query_vector: Sequence[float], hits: Sequence[Hit]) -> float | None:
+    if not hits:
+        return None
+    vectors = engine.store.dense_vectors([h.chunk.snippet_id for h in hits])
+    return delta_s(query_vector, list(vectors.values())) if vectors else None
+
+
+def answer(
+    question: str,
+    engine: Engine,
+    *,
+    scope_tags: Sequence[str] | None = None,
+    mode: GateMode | None = None,
+    seed: int = 0,
+) -> Answer:
+    """Answer `question` with verified citations, or an honest "I don't know".
+
+    `scope_tags` limits what the caller may read (None: everything the policy allows);
+    `mode` overrides the gate mode. Raises InputError for an empty or oversized question,
+    EmptyIndexError before anything is ingested, IndexMismatchError on analyzer or model drift.
+    """
+    started = perf_counter()
+    text = clean_question(question, engine.settings.service.max_question_chars)
+    settings = _settings_for(engine.settings, mode)
+    live = _live(engine)
+    got = _retrieve(text, engine, scope_tags)
+    absent = absent_names(text, got.candidates, settings.retrieval)
+    refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
+    t_gen = perf_counter()
+    composed = compose(
+        text,
+        [] if refused else got.hits,
+        generator=engine.generator,
+        scorer=engine.support,
+        settings=settings,
+        live=live,
+        retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags).hits,
+        seed=seed,
+        absent_names=absent,
+    )
+    t_done = perf_counter()
+    return Answer(
+        question=text,
+        answer=composed.answer,
+        claims=composed.claims,
+        citations=composed.citations,
+        fallback=composed.fallback,
+        gate=composed.gate,
+        repairs=composed.repairs,
+        missing_evidence=composed.missing_evidence,
+        trace_id=uuid.uuid4().hex,
+        index_hash=live.index_hash,
+        delta_s=_delta_s(engine, got.query_vector, got.hits),
+        generator=composed.generator,
+        timings=Timings(
+            recall_ms=got.recall_ms,
+            policy_ms=got.policy_ms,
+            rerank_ms=got.rerank_ms,
+            generate_ms=composed.generate_ms,
+            check_ms=(t_done - t_gen) * 1000 - composed.generate_ms,
+            total_ms=(t_done - started) * 1000,
+        ),
+    )

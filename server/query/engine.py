@@ -1,0 +1,80 @@
+"""The composition root: the only place that builds real models and stores and wires stages.
+
+`server` never imports `ingest` or `evals`; this package may import all three.
+"""
+
+from __future__ import annotations
+
+from server.core.contracts import Answer, IndexIdentity
+from server.core.identity import CHUNKER_VERSION
+from server.core.ports import ChunkStore, Embedder, SparseEncoder
+from server.core.settings import Settings
+from server.index.embed import load_embedder
+from server.index.sparse import Bm25Encoder
+from server.index.store import open_store
+from server.query.answer import Engine
+from server.query.audit import TraceStore, trace_rows
+from server.query.generate import build_generator
+from server.query.integrity.support import build_support_scorer
+from server.query.policy import load_policy
+from server.query.rerank import build_reranker
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The configured dense embedder (seconds to load: call once per process)."""
+    return load_embedder(settings.models)
+
+
+def build_sparse(settings: Settings) -> SparseEncoder:
+    """The BM25 encoder whose analyzer string is recorded in the index."""
+    return Bm25Encoder.from_settings(settings.models)
+
+
+def index_identity(embedder: Embedder, sparse: SparseEncoder) -> IndexIdentity:
+    """What this process would build an index with; compared to the index's own."""
+    return IndexIdentity(
+        embed_model=embedder.model_id,
+        dense_dim=embedder.dim,
+        analyzer=sparse.analyzer,
+        chunker=CHUNKER_VERSION,
+    )
+
+
+def open_index(
+    settings: Settings, embedder: Embedder, sparse: SparseEncoder, *, rebuild: bool = False
+) -> ChunkStore:
+    """Open (or create) the configured store; refuses an index built with another identity."""
+    return open_store(settings, index_identity(embedder, sparse), rebuild=rebuild)
+
+
+def build_engine(settings: Settings) -> Engine:
+    """Everything `answer()` needs, built once (CLI process or server lifespan)."""
+    embedder = build_embedder(settings)
+    sparse = build_sparse(settings)
+    store = open_index(settings, embedder, sparse)
+    return Engine(
+        settings=settings,
+        embedder=embedder,
+        sparse=sparse,
+        store=store,
+        reranker=build_reranker(settings.models, embedder, store),
+        support=build_support_scorer(settings, embedder),
+        generator=build_generator(settings, embedder=embedder),
+        policy=load_policy(settings.corpus_policy_file),
+    )
+
+
+def trace_store(settings: Settings) -> TraceStore:
+    """The audit table in the data folder (SQLite by default)."""
+    return TraceStore(settings.data_dir / settings.service.traces_db)
+
+
+def record_answer(settings: Settings, engine: Engine, result: Answer) -> None:
+    """Write the seed 002 log lines and `rag_traces` rows for one answer."""
+    rows = trace_rows(
+        result,
+        store_kind=engine.store.kind,
+        embed_model=engine.embedder.model_id,
+        analyzer=engine.sparse.analyzer,
+    )
+    trace_store(settings).record(result, rows)

@@ -1,0 +1,56 @@
+"""Claim typing after seeds 000 and 004: a small, ordered decision tree (pure)."""
+
+from __future__ import annotations
+
+import re
+
+from server.core.contracts import ClaimType
+
+NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:%|percent\b)?")
+_REFERENCE = re.compile(
+    r"\b(?:19|20)\d{2}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\b|\brelease\b|\bsince\b|"
+    r"\b(?:day|week|month|year|hour|minute|second)s?\b|\bproduction\b|\bdevelopment\b|\bper\b",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^(?:an?\s+|the\s+)?[`\"']?[\w .`-]{1,60}?[`\"']?\s+(?:is|are)\s+(?:an?|the|one)\s+|"
+    r"\b(?:means|refers to|is defined as|stands for)\b",
+    re.IGNORECASE,
+)
+_RECOMMEND = re.compile(
+    r"\b(?:should|recommend(?:ed|s)?|must|prefer|best practice|make sure|avoid|we suggest)\b",
+    re.IGNORECASE,
+)
+_QUOTE = re.compile(r"[\"“][^\"”]{8,}[\"”]")
+
+
+def has_number(text: str) -> bool:
+    return bool(NUMBER.search(re.sub(r"\[\d+\]", "", text)))
+
+
+def has_reference_point(text: str) -> bool:
+    """A date, a version or an environment that anchors a number (seed 000 checklist)."""
+    return bool(_REFERENCE.search(text))
+
+
+def classify_claim(text: str) -> ClaimType:
+    """quote > number > definition > recommendation > fact, for a claim drawn from evidence."""
+    if _QUOTE.search(text):
+        return ClaimType.QUOTE
+    if has_number(text) and has_reference_point(text):
+        return ClaimType.NUMBER
+    if _DEFINITION.search(text):
+        return ClaimType.DEFINITION
+    if _RECOMMEND.search(text):
+        return ClaimType.RECOMMENDATION
+    return ClaimType.FACT
+
+
+def defined_term(text: str) -> str | None:
+    """The term a definition defines ('X is a ...' -> 'X'), for the term-in-span check."""
+    match = re.match(
+        r"^(?:an?\s+|the\s+)?[`\"']?([\w .-]{1,60}?)[`\"']?\s+(?:is|are|means|refers to)\b",
+        text,
+        re.IGNORECASE,
+    )
+    return match.group(1).strip() if match else None

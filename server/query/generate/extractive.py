@@ -1,0 +1,162 @@
+"""The extractive generator: claims are sentences of the evidence, so it always works offline.
+
+Claims first: candidate sentences of the top hits are scored against the question
+(embedding cosine, content-word overlap, the hit's rerank score relative to the best hit's;
+weights and cut-offs in `generation` settings, fitted by `evals/calibration/extractive.py`),
+picked greedily without redundancy, typed, and each gets one citation slot whose quote is the
+exact sentence.
+Then the answer is composed from the claims, one paragraph (segment) per section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from server.core.contracts import CitationSlot, Claim, Draft, Hit, Offsets
+from server.core.ports import Embedder
+from server.core.settings.generation import GenerationSettings
+from server.core.text import Sentence, content_words, sentences
+from server.query.generate.claims import classify_claim
+from server.query.retrieve import cosine
+
+
+@dataclass(frozen=True)
+class Features:
+    """One candidate sentence and what its score is made of (computed once per question)."""
+
+    hit: Hit
+    sentence: Sentence
+    cosine: float  # question vs sentence embedding
+    overlap: float  # share of the question's content words in the sentence
+    hit_score: float  # the hit's rerank score relative to the best hit's (best = 1)
+    words: frozenset[str]  # content words, for the redundancy test
+
+
+@dataclass(frozen=True)
+class Picked:
+    hit: Hit
+    sentence: Sentence
+    score: float
+    words: frozenset[str]
+
+
+def _overlap(question: set[str], words: list[str]) -> float:
+    return len(question & set(words)) / len(question) if question else 0.0
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def features(
+    question: str, hits: Sequence[Hit], embedder: Embedder, evidence_hits: int
+) -> list[Features]:
+    """Every sentence of the top `evidence_hits` hits except questions (they assert nothing)."""
+    pairs = [
+        (h, s)
+        for h in hits[:evidence_hits]
+        for s in sentences(h.chunk)
+        if not s.display.rstrip().endswith("?")
+    ]
+    if not pairs:
+        return []
+    qwords = set(content_words(question))
+    vectors = embedder.embed_documents([s.display for _, s in pairs])
+    qv = embedder.embed_query(question)
+    best = max(h.score_norm for h in hits[:evidence_hits]) or 1.0
+    return [
+        Features(
+            h,
+            s,
+            cosine(qv, v),
+            _overlap(qwords, words := content_words(s.quote)),
+            h.score_norm / best,
+            frozenset(words),
+        )
+        for (h, s), v in zip(pairs, vectors, strict=True)
+    ]
+
+
+def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
+    """Score every sentence; pick greedily above the floors, mostly one section, no repeats."""
+    scored = sorted(
+        (
+            Picked(
+                f.hit,
+                f.sentence,
+                cfg.w_cosine * f.cosine + cfg.w_overlap * f.overlap + cfg.w_hit * f.hit_score,
+                f.words,
+            )
+            for f in found
+        ),
+        key=lambda c: (-c.score, c.hit.k_final or 0, c.sentence.start),
+    )
+    if not scored:
+        return []
+    top = scored[0]
+    floor = max(cfg.min_score, cfg.relative_cutoff * top.score)
+    chosen: list[Picked] = []
+    for cand in scored:
+        if cand.score < floor or len(chosen) == max_claims:
+            break
+        if (
+            cand.hit.chunk.section_id != top.hit.chunk.section_id
+            and cand.score < cfg.other_section_cutoff * top.score
+        ):
+            continue
+        if any(_jaccard(cand.words, c.words) > cfg.redundant_overlap for c in chosen):
+            continue
+        chosen.append(cand)
+    return chosen
+
+
+class ExtractiveGenerator:
+    """`Generator` that selects evidence sentences; deterministic (the seed changes nothing)."""
+
+    def __init__(self, embedder: Embedder, cfg: GenerationSettings, *, max_claims: int) -> None:
+        self._embedder = embedder
+        self._cfg = cfg
+        self._max_claims = max_claims
+
+    @property
+    def name(self) -> str:
+        return "extractive"
+
+    def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft:
+        found = features(question, hits, self._embedder, self._cfg.evidence_hits)
+        chosen = select(found, self._cfg, self._max_claims)
+        # Present in evidence order: by section of first appearance, then document position.
+        sections = list(dict.fromkeys(c.hit.chunk.section_id for c in chosen))
+        chosen.sort(key=lambda c: (sections.index(c.hit.chunk.section_id), c.sentence.start))
+        claims = []
+        for n, cand in enumerate(chosen, start=1):
+            s = cand.sentence
+            slot = CitationSlot(
+                n=n,
+                snippet_id=cand.hit.chunk.snippet_id,
+                offsets=Offsets(start=s.start, end=s.end),
+                quote=s.quote,
+            )
+            claims.append(
+                Claim(
+                    id=f"c{n}",
+                    text=s.display,
+                    type=classify_claim(s.display),
+                    citations=(slot,),
+                    segment=sections.index(cand.hit.chunk.section_id) + 1,
+                )
+            )
+        return Draft(claims=tuple(claims), answer=render(claims), generator=self.name)
+
+
+def render(claims: Sequence[Claim]) -> str:
+    """Claims joined into paragraphs, one per segment, each sentence with its [n] markers."""
+    paragraphs: dict[int, list[str]] = {}
+    for claim in claims:
+        markers = "".join(f"[{s.n}]" for s in claim.citations)
+        text = claim.text.rstrip()
+        label = f"{claim.label} " if claim.label else ""
+        sentence = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
+        paragraphs.setdefault(claim.segment, []).append(sentence)
+    return "\n\n".join(" ".join(p) for _, p in sorted(paragraphs.items()))

@@ -1,0 +1,288 @@
+"""The integrity checks of SPEC 5.1, one pure function per rule (seed 002 return codes).
+
+Each returns `CodeFinding`s naming the claim (and citation) it concerns; nothing here does
+I/O or calls a model: support scores come in precomputed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
+from server.core.text import content_words
+from server.query.generate.claims import defined_term, has_reference_point
+from server.query.integrity.live import LiveIndex, identity_part
+from server.query.integrity.numbers import normalise_numbers
+
+__all__ = ["LiveIndex"]  # re-exported: callers import it from here or from compose
+
+_MARKER = re.compile(r"\[(\d+)\]")
+_WS = re.compile(r"\s+")
+_GUIDANCE = re.compile(
+    r"\b(?:should|must|recommend\w*|prefer\w*|avoid|make sure|ensure|best practice|"
+    r"do not|don't|never|always|use|set|need to|have to)\b",
+    re.IGNORECASE,
+)
+GK_DISCLAIMER = "not verified against the corpus"
+LABELS = {
+    ClaimType.GENERAL_KNOWLEDGE: "[general knowledge]",
+    ClaimType.SELF_KNOWLEDGE: "[foundational knowledge]",
+}
+REASONING_LABEL = "[reasoning]"
+
+
+def _f(code: CheckCode, claim: Claim, n: int | None = None, detail: str = "") -> CodeFinding:
+    return CodeFinding(code=code, claim_id=claim.id, citation_n=n, detail=detail)
+
+
+def ws(text: str) -> str:
+    """Whitespace runs collapsed to one space, ends stripped (the verbatim comparison)."""
+    return _WS.sub(" ", text).strip()
+
+
+def check_markers(answer: str, claims: Sequence[Claim]) -> list[CodeFinding]:
+    """Every [n] in the text has a slot and every slot has its [n] in the text."""
+    markers = {int(m) for m in _MARKER.findall(answer)}
+    slots = {s.n: c for c in claims for s in c.citations}
+    out = [
+        CodeFinding(
+            code=CheckCode.MARKER_WITHOUT_CITATION, citation_n=n, detail=f"[{n}] has no citation"
+        )
+        for n in sorted(markers - set(slots))
+    ]
+    out += [
+        _f(CheckCode.CITATION_WITHOUT_MARKER, slots[n], n, f"citation {n} is never marked")
+        for n in sorted(set(slots) - markers)
+    ]
+    return out
+
+
+def check_empty(claims: Sequence[Claim]) -> list[CodeFinding]:
+    """Seed 002 `empty_citations`: claims were made but the draft cites nothing at all."""
+    if claims and not any(c.citations for c in claims):
+        return [CodeFinding(code=CheckCode.EMPTY_CITATIONS, detail="the draft cites nothing")]
+    return []
+
+
+def _span(claim: Claim, slot: CitationSlot, hit: Hit) -> list[CodeFinding]:
+    chunk = hit.chunk
+    lo, hi = slot.offsets.start - chunk.offsets.start, slot.offsets.end - chunk.offsets.start
+    if lo < 0 or hi > len(chunk.text) or lo >= hi:
+        return [_f(CheckCode.BAD_OFFSETS, claim, slot.n, "span lies outside the cited chunk")]
+    if chunk.text[lo:hi] == slot.quote:
+        return []
+    if ws(slot.quote) and ws(slot.quote) in ws(chunk.text):
+        return [_f(CheckCode.BAD_OFFSETS, claim, slot.n, "the quote is elsewhere in the chunk")]
+    return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, slot.n, "quote is not in the cited chunk")]
+
+
+def check_identity(
+    claim: Claim, slot: CitationSlot, hit: Hit, live: LiveIndex
+) -> list[CodeFinding]:
+    """Seed 002 rules 4, 6, 7: analyzer parity, index identity, revision lock."""
+    chunk, out = hit.chunk, []
+    if chunk.analyzer != live.analyzer:
+        detail = f"chunk analyzer {chunk.analyzer!r}, live {live.analyzer!r}"
+        out.append(_f(CheckCode.ANALYZER_MISMATCH, claim, slot.n, detail))
+    same_models = chunk.embed_model == live.embed_model
+    if not same_models or identity_part(chunk.index_hash) != identity_part(live.index_hash):
+        detail = (
+            f"chunk written by {chunk.index_hash} ({chunk.embed_model}), live {live.index_hash}"
+        )
+        out.append(_f(CheckCode.MISMATCH_INDEX_HASH, claim, slot.n, detail))
+    live_rev = live.revs.get(chunk.doc_id)
+    if not chunk.rev or live_rev != chunk.rev:
+        detail = (
+            "the cited chunk has no version"
+            if not chunk.rev
+            else f"cites rev {chunk.rev}, live is {live_rev or 'none: the document was deleted'}"
+        )
+        out.append(_f(CheckCode.REV_MISMATCH, claim, slot.n, detail))
+    return out
+
+
+def check_trace(claim: Claim, slot: CitationSlot, hit: Hit) -> list[CodeFinding]:
+    """Seed 002 rule 8: a finite score and the ranks (k_pos always, k_final after rerank)."""
+    out = []
+    if not math.isfinite(hit.score_raw):
+        out.append(_f(CheckCode.MISSING_SCORE, claim, slot.n, f"score_raw is {hit.score_raw}"))
+    if hit.k_final is None:
+        out.append(_f(CheckCode.MISSING_RANK, claim, slot.n, "no k_final: rerank did not run"))
+    return out
+
+
+def check_slot(
+    claim: Claim,
+    slot: CitationSlot,
+    hits: Mapping[str, Hit],
+    live: LiveIndex,
+    quarantine: Mapping[str, str] | None = None,
+) -> list[CodeFinding]:
+    """Quarantined or fabricated id, else span, identity and trace findings of one slot.
+
+    `quarantine` maps the ids of retrieved chunks that carry text written to the model
+    (`server.query.integrity.injection`) to what was found; they are never evidence.
+    """
+    if quarantine and slot.snippet_id in quarantine:
+        detail = f"{slot.snippet_id} addresses the model ({quarantine[slot.snippet_id]})"
+        return [_f(CheckCode.INJECTED_INSTRUCTION, claim, slot.n, detail)]
+    hit = hits.get(slot.snippet_id)
+    if hit is None:
+        return [_f(CheckCode.FABRICATED_ID, claim, slot.n, f"{slot.snippet_id} was not retrieved")]
+    return (
+        _span(claim, slot, hit)
+        + check_identity(claim, slot, hit, live)
+        + check_trace(claim, slot, hit)
+    )
+
+
+def check_support(
+    claim: Claim,
+    score: float | None,
+    threshold: float,
+    elsewhere: tuple[str, float] | None = None,
+) -> list[CodeFinding]:
+    """Unsupported (score below threshold), or misattributed when `elsewhere` does support it.
+
+    `score` is the best support of the claim by what it cites (None: cites nothing);
+    `elsewhere` is the best (snippet_id, score) among retrieved chunks it does not cite.
+    """
+    if not claim.citations or (score is not None and score >= threshold):
+        return []
+    got = score if score is not None else 0.0
+    if elsewhere is not None and elsewhere[1] >= threshold:
+        detail = f"cited support {got:.2f}; {elsewhere[0]} supports it ({elsewhere[1]:.2f})"
+        return [_f(CheckCode.MISATTRIBUTED, claim, detail=detail)]
+    return [_f(CheckCode.UNSUPPORTED, claim, detail=f"support {got:.2f} < {threshold:.2f}")]
+
+
+def _labelled(claim: Claim, allow_general: bool, foundational: bool) -> list[CodeFinding]:
+    want = LABELS[claim.type]
+    out = []
+    if claim.label != want:
+        out.append(_f(CheckCode.LABEL_MISSING, claim, detail=f"needs {want}"))
+    if claim.type is ClaimType.GENERAL_KNOWLEDGE:
+        if GK_DISCLAIMER not in claim.text.lower():
+            out.append(_f(CheckCode.LABEL_MISSING, claim, detail=f"needs '{GK_DISCLAIMER}'"))
+        if not allow_general:
+            detail = "general knowledge is not allowed in this mode"
+            out.append(_f(CheckCode.MISSING_CITATION, claim, detail=detail))
+    elif claim.citations and not foundational:
+        detail = "self-knowledge must cite the foundational documents"
+        out.append(_f(CheckCode.MISSING_CITATION, claim, detail=detail))
+    return out
+
+
+def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
+    term = defined_term(claim.text)
+    if term and not set(content_words(term)) <= set(content_words(joined)):
+        return [_f(CheckCode.TERM_NOT_IN_SPAN, claim, detail=f"'{term}' is not in the cited span")]
+    return []
+
+
+def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
+    """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1)."""
+    missing = normalise_numbers(claim.text) - normalise_numbers(joined)
+    if missing:
+        detail = f"{', '.join(sorted(missing))} not in the cited span"
+        return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]
+    return []
+
+
+def _number(claim: Claim, joined: str) -> list[CodeFinding]:
+    if mismatch := _numbers_match(claim, joined):
+        return mismatch
+    if not has_reference_point(joined):
+        detail = "the cited span gives no reference point (date, version, environment)"
+        return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
+    return []
+
+
+def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
+    quoted = re.findall(r"[\"“]([^\"”]{8,})[\"”]", claim.text) or [claim.text]
+    if any(ws(q) not in ws(joined) for q in quoted):
+        detail = "the quoted words are not verbatim in the span"
+        return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, detail=detail)]
+    return []
+
+
+def _recommendation(claim: Claim, joined: str) -> list[CodeFinding]:
+    if not _GUIDANCE.search(joined):
+        return [_f(CheckCode.MISSING_CITATION, claim, detail="the cited span gives no guidance")]
+    return []
+
+
+_BY_TYPE = {
+    ClaimType.DEFINITION: _definition,
+    ClaimType.NUMBER: _number,
+    ClaimType.QUOTE: _quote,
+    ClaimType.RECOMMENDATION: _recommendation,
+}
+
+
+def check_type_evidence(
+    claim: Claim,
+    spans: Sequence[str],
+    *,
+    allow_general: bool,
+    foundational: bool = False,
+) -> list[CodeFinding]:
+    """The minimum evidence of SPEC 1.2 for the claim's type; `spans` are the cited quotes.
+
+    `foundational`: every cited chunk belongs to the foundational-docs collection.
+    """
+    if claim.type in LABELS:
+        return _labelled(claim, allow_general, foundational)
+    if claim.type is ClaimType.REASONING:
+        return []
+    if not spans:
+        if claim.type is ClaimType.RECOMMENDATION and claim.label == REASONING_LABEL:
+            return []
+        detail = f"a {claim.type.value} needs a citation"
+        return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
+    joined = " ".join(spans)
+    check = _BY_TYPE.get(claim.type)
+    found = check(claim, joined) if check else []
+    if claim.type is not ClaimType.NUMBER:  # a number inside any claim must still match
+        found += _numbers_match(claim, joined)
+    return found
+
+
+def check_reasoning(claim: Claim, cited_claims: Sequence[Claim]) -> list[CodeFinding]:
+    """A reasoning claim may only combine what cited claims already say (seed 004)."""
+    if claim.type is not ClaimType.REASONING:
+        return []
+    known = {w for c in cited_claims for w in content_words(c.text)}
+    new = set(content_words(claim.text)) - known
+    if len(new) > max(2, len(content_words(claim.text)) // 3):
+        return [_f(CheckCode.NEW_FACT_IN_REASONING, claim, detail=", ".join(sorted(new)[:6]))]
+    return []
+
+
+def check_over_generalised(
+    claim: Claim, phrases: Sequence[str], supported: bool
+) -> list[CodeFinding]:
+    """'Studies show' and friends need specific support (seed 001)."""
+    lowered = claim.text.lower()
+    hit = next((p for p in phrases if re.search(rf"\b{re.escape(p)}\b", lowered)), None)
+    if hit and not supported:
+        return [_f(CheckCode.OVER_GENERALISED, claim, detail=f"'{hit}' without specific support")]
+    return []
+
+
+def check_cross_section(claims: Sequence[Claim], hits: Mapping[str, Hit]) -> list[CodeFinding]:
+    """Seed 002 rule 3: one segment's citations share one section_id."""
+    out: list[CodeFinding] = []
+    first: dict[int, str] = {}
+    for claim in claims:
+        for slot in claim.citations:
+            hit = hits.get(slot.snippet_id)
+            if hit is None:
+                continue
+            section = first.setdefault(claim.segment, hit.chunk.section_id)
+            if section != hit.chunk.section_id:
+                detail = f"segment {claim.segment} mixes {section} and {hit.chunk.section_id}"
+                out.append(_f(CheckCode.CROSS_SECTION_REUSE, claim, slot.n, detail))
+    return out

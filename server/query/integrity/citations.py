@@ -1,0 +1,51 @@
+"""The user-facing `Citation`s: every chunk field (SPEC 1.1) plus the exact span and its checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.core.contracts import (
+    CheckCode,
+    Citation,
+    CitationSlot,
+    Claim,
+    ClaimVerdict,
+    Hit,
+    Verification,
+)
+
+
+def renumber(claims: Sequence[Claim]) -> list[Claim]:
+    """Slots numbered 1..n in claim order, so the [n] markers are dense after repairs."""
+    n, out = 0, []
+    for claim in claims:
+        slots = []
+        for slot in claim.citations:
+            n += 1
+            slots.append(slot.model_copy(update={"n": n}))
+        out.append(claim.model_copy(update={"citations": tuple(slots)}))
+    return out
+
+
+def build_citation(slot: CitationSlot, hit: Hit, verdict: ClaimVerdict) -> Citation:
+    """The cited chunk, `span`/`quote` exactly as the slot has them, scores, ranks, checks."""
+    codes = tuple(f.code for f in verdict.findings if f.citation_n in (None, slot.n))
+    return Citation(
+        **hit.chunk.model_dump(),
+        n=slot.n,
+        span=slot.offsets,
+        quote=slot.quote,
+        verification=Verification(
+            verbatim=CheckCode.QUOTE_NOT_VERBATIM not in codes,
+            offsets_valid=CheckCode.BAD_OFFSETS not in codes,
+            support_score=verdict.support_score,
+            supported=verdict.supported,
+            codes=codes,
+        ),
+        score_raw=hit.score_raw,
+        score_norm=hit.score_norm,
+        rerank_score=hit.rerank_score,
+        k_pos=hit.k_pos,
+        k_final=hit.k_final,
+        old_document=hit.old_document,
+    )

@@ -1,0 +1,80 @@
+"""What an honest "I don't know" says about the source that would answer (SPEC 5.3, seed 000).
+
+Built from the question's key terms, the kind of statement it asks for (a definition, a
+figure, a procedure, a reason, a fact) and the sections that came closest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from server.core.contracts import Hit, MissingEvidence
+from server.core.text import content_words
+
+_NEAREST = 3
+_KINDS = (
+    (
+        re.compile(r"^\s*(?:what|who)\s+(?:is|are)\b|\bdefin|\bmeaning of\b", re.I),
+        "a glossary or reference page that defines {topic}",
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|long|often|big|large)\b|\bwhat (?:is the )?(?:number|"
+            r"limit|size|rate|percentage|version)\b|\bwhen\b",
+            re.I,
+        ),
+        "a versioned reference, changelog or specification that states the figure for {topic}, "
+        "with its date, version or environment",
+    ),
+    (
+        re.compile(r"^\s*how (?:do|to|can|should)\b|\bsteps?\b|\bconfigure\b|\bset up\b", re.I),
+        "a how-to guide or tutorial that walks through {topic}",
+    ),
+    (
+        re.compile(r"^\s*why\b|\breason\b", re.I),
+        "a design note, rationale or explanation page about {topic}",
+    ),
+)
+
+
+def source_kind(question: str, topic: str) -> str:
+    """The kind of document that would answer `question` (first matching pattern wins)."""
+    for pattern, kind in _KINDS:
+        if pattern.search(question):
+            return kind.format(topic=topic)
+    return f"a document that states the facts about {topic} directly"
+
+
+def missing_evidence(
+    question: str, hits: Sequence[Hit], absent_names: Sequence[str] = ()
+) -> MissingEvidence:
+    """Name the topic from the question's key terms and the nearest sections that fell short.
+
+    `absent_names`: names the question uses that no readable passage mentions (the refusal
+    rule `server.query.rerank.absent_names`); they lead the summary and are the topic.
+    """
+    terms = tuple(dict.fromkeys(content_words(question)))[:8]
+    topic = " ".join(terms) or "this question"
+    if absent_names:
+        topic = " and ".join(absent_names)
+    nearest = tuple(
+        f"{h.chunk.source_url}#{h.chunk.section_id} (nearest match, not sufficient)"
+        for h in hits[:_NEAREST]
+    )
+    closest = f" The closest indexed sections fell short: {', '.join(nearest)}." if nearest else ""
+    lead = (
+        f"No indexed passage you may read mentions {topic}."
+        if absent_names
+        else f"No indexed passage supports an answer about: {topic}."
+    )
+    summary = (
+        f"{lead} What would answer it: "
+        f"{source_kind(question, topic)}.{closest} Ingest such a source with "
+        "`citegate ingest PATH` and ask again."
+    )
+    return MissingEvidence(
+        summary=summary,
+        suggested_sources=(source_kind(question, topic), *nearest),
+        query_terms=terms,
+    )

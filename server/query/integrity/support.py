@@ -1,0 +1,161 @@
+"""Support scoring: P(evidence supports claim), behind the `SupportScorer` Protocol.
+
+No NLI model of known licence ships in a package here (MODELS.md), so the default scorer
+combines real signals with a logistic model whose coefficients are fitted on dev splits by
+`python -m evals.calibration.support` and stored in `config/support_model.json`:
+content-word coverage of the claim by the evidence, embedding cosine of the two, number
+agreement, and negation mismatch. `CrossEncoderSupportScorer` plugs in a real NLI
+cross-encoder (entailment probability) where weights exist.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from server.core.errors import ConfigError, ModelUnavailableError
+from server.core.ports import Embedder, SupportScorer
+from server.core.settings import Settings, default_config_dir
+from server.core.text import content_words
+from server.query.integrity.numbers import normalise_numbers
+from server.query.retrieve import cosine
+
+FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage")
+_NEG = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|wasn't|"
+    r"weren't|won't|without|fails?|failed|lacks?|unable)\b",
+    re.I,
+)
+_ENTITY = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z0-9]|\b[A-Z]{2,}\b|\b\w*\d\w*\b")
+
+
+class SupportModel(BaseModel):
+    """Logistic coefficients and where they came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    intercept: float
+    weights: dict[str, float]
+    origin: str
+    threshold: float | None = None
+    dev_balanced_accuracy: dict[str, float] = {}
+    test_balanced_accuracy: dict[str, float] = {}
+    sizes: dict[str, list[int]] = {}
+
+
+def lemma(word: str) -> str:
+    """A crude suffix stripper: rotate/rotates/rotated/rotating -> rotat, keys -> key."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def lemmas(text: str) -> set[str]:
+    return {lemma(w) for w in content_words(text)}
+
+
+def entities(text: str) -> set[str]:
+    """Capitalised terms (not sentence-initial), acronyms and alphanumeric ids, lowercased."""
+    return {m.group(0).lower() for m in _ENTITY.finditer(text)}
+
+
+def features(
+    claim: str, evidence: str, claim_vec: Sequence[float], evidence_vec: Sequence[float]
+) -> dict[str, float]:
+    """The five signals, each in [0, 1] (cosine clipped at 0).
+
+    coverage: share of the claim's content-word lemmas found in the evidence's;
+    entity_coverage: share of its named terms found there (1 when it names none).
+    """
+    cw, ew = lemmas(claim), lemmas(evidence)
+    cn, en = normalise_numbers(claim), normalise_numbers(evidence)
+    ents, low = entities(claim), evidence.lower()
+    return {
+        "coverage": len(cw & ew) / len(cw) if cw else 0.0,
+        "cosine": max(0.0, cosine(claim_vec, evidence_vec)),
+        "numbers_agree": 1.0 if cn <= en else 0.0,
+        "negation_mismatch": 1.0
+        if bool(_NEG.search(claim)) != bool(_NEG.search(evidence))
+        else 0.0,
+        "entity_coverage": sum(e in low for e in ents) / len(ents) if ents else 1.0,
+    }
+
+
+def load_support_model(path: Path) -> SupportModel:
+    """Read the fitted coefficients; refuse a file fitted on other features."""
+    try:
+        model = SupportModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path} is missing: run `python -m evals.calibration.support`") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not a valid support model: {exc}") from exc
+    if set(model.weights) != set(FEATURES):
+        raise ConfigError(
+            f"{path} was fitted on features {sorted(model.weights)}, this code computes "
+            f"{sorted(FEATURES)}: re-run `python -m evals.calibration.support`"
+        )
+    return model
+
+
+class FeatureSupportScorer:
+    """Calibrated logistic combination of lexical, numeric, negation and embedding signals."""
+
+    def __init__(self, embedder: Embedder, model: SupportModel) -> None:
+        self._embedder = embedder
+        self._model = model
+        self._cache: dict[str, list[float]] = {}
+
+    @property
+    def name(self) -> str:
+        return f"feature-logistic:{self._embedder.model_id}"
+
+    def _vec(self, text: str) -> list[float]:
+        if text not in self._cache:
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[text] = self._embedder.embed_documents([text])[0]
+        return self._cache[text]
+
+    def support(self, claim: str, evidence: str) -> float:
+        f = features(claim, evidence, self._vec(claim), self._vec(evidence))
+        z = self._model.intercept + sum(self._model.weights[k] * f[k] for k in FEATURES)
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+class CrossEncoderSupportScorer:
+    """Entailment probability from an NLI cross-encoder folder (labels incl. 'entailment')."""
+
+    def __init__(self, path: Path) -> None:
+        from sentence_transformers import CrossEncoder
+
+        if not (path / "config.json").is_file():
+            raise ModelUnavailableError(f"NLI weights folder {path} has no config.json")
+        self._model: Any = CrossEncoder(str(path), device="cpu", local_files_only=True)
+        labels = {v.lower(): int(k) for k, v in self._model.config.id2label.items()}
+        if "entailment" not in labels:
+            raise ModelUnavailableError(f"{path} has no 'entailment' label: not an NLI model")
+        self._entail = labels["entailment"]
+        self._path = path
+
+    @property
+    def name(self) -> str:
+        return f"nli-cross-encoder:{self._path.name}"
+
+    def support(self, claim: str, evidence: str) -> float:
+        probs = self._model.predict([(evidence, claim)], apply_softmax=True)
+        return float(probs[0][self._entail])
+
+
+def build_support_scorer(settings: Settings, embedder: Embedder) -> SupportScorer:
+    """The NLI cross-encoder when `integrity.nli_path` is set, else the calibrated feature model."""
+    if settings.integrity.nli_path:
+        return CrossEncoderSupportScorer(Path(settings.integrity.nli_path))
+    path = Path(settings.integrity.support_model_file)
+    path = path if path.is_absolute() else default_config_dir() / path
+    return FeatureSupportScorer(embedder, load_support_model(path))

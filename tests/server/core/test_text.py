@@ -1,0 +1,78 @@
+"""Names a question uses and whether a passage mentions them (the name refusal rule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.core.text import is_question, mentions, missing_names, named_terms
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("How does GitLab handle DMCA counter notices?", ("GitLab", "DMCA")),
+        ("What is GitLab's DMCA process?", ("GitLab", "DMCA")),  # a possessive ends a name
+        (
+            "Who won more titles, Henri Leconte or Jonathan Stark?",
+            ("Henri Leconte", "Jonathan Stark"),
+        ),
+        ("Can I keep a username for a project I'll start?", ()),  # "I", "I'll": not names
+        ("Does a 2FA-locked or OAuth2 account differ?", ()),  # digits: version/gene symbols
+        ("Does diastolic blood pressure (DBP) matter?", ()),  # defined by the question
+        ("Is iPSC culture stable?", ()),  # starts lowercase
+        ("how do i enable cors", ()),  # lowercase questions name nothing
+        ("Which? Canberra is it.", ()),  # a word opening a sentence is not a name
+        ("Which city is it. Canberra?", ()),
+        ("Name the capital of Australia.", ("Australia",)),
+    ],
+)
+def test_named_terms(question: str, names: tuple[str, ...]) -> None:
+    assert named_terms(question) == names
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("GitLab", "GitHub processes DMCA notices", False),
+        ("DMCA", "GitHub processes dmca notices", True),  # case-insensitive
+        ("Korean", "users in North Korea", True),  # long word: stem "kore"
+        ("GPUs", "one GPU per worker", True),  # short plural: stem "gpu"
+        ("GPUs", "the gpuless build", True),  # a stem starts a word, it need not be one
+        ("GPUs", "no accelerator", False),
+        ("Korean", "Mkorea", False),  # must start a word
+        ("HIV-positive", "HIV infection", True),  # capitalised parts only
+        ("VSMCs", "vascular smooth muscle cells", True),  # an acronym's words
+        ("GB", "good boy", False),  # two initials are too loose to expand
+        ("Henri Leconte", "Leconte won", True),  # any word of a name
+    ],
+)
+def test_mentions(name: str, text: str, expected: bool) -> None:
+    assert mentions(name, text) is expected
+
+
+def test_missing_names_needs_a_share_of_the_names() -> None:
+    q = "How does GitLab handle DMCA counter notices?"  # two names
+    texts = ["GitHub's DMCA policy", "counter notices"]
+    assert missing_names(q, texts, 0.5) == ("GitLab",)  # 1 of 2 >= 0.5
+    assert missing_names(q, texts, 1.0) == ()  # 1 of 2 < 1.0
+    assert missing_names(q, [*texts, "GitLab docs"], 0.5) == ()
+    three = "Is Henri Leconte or Jonathan Stark or Pete Sampras taller?"
+    assert missing_names(three, ["Jonathan Stark", "Pete Sampras"], 0.5) == ()  # 1 of 3
+    assert missing_names(three, ["Pete Sampras"], 0.5) == ("Henri Leconte", "Jonathan Stark")
+    assert missing_names("how does gitlab work", [], 0.5) == ()  # names nothing
+    assert missing_names("GitLab handles DMCA notices.", [], 0.5) == ()  # a statement
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("GitLab handles notices?", True),
+        ("Does GitLab handle notices", True),
+        ("how many copies of holes were sold", True),
+        ("APOE4 increases AlphaBeta production.", False),
+        ("Name the capital of Australia.", True),
+        ("", False),
+    ],
+)
+def test_is_question(text: str, expected: bool) -> None:
+    assert is_question(text) is expected

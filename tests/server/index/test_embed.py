@@ -1,0 +1,65 @@
+"""Embedders: weights resolution errors, the BGE (FlagModel) path on a tiny BERT, real MiniLM."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from server.core.errors import ModelUnavailableError
+from server.core.settings import load_settings
+from server.index.embed import FlagEmbedder, load_embedder, resolve_weights
+from tests.tiny_models import build_tiny_bert
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_missing_package_names_the_install_command() -> None:
+    models = load_settings().models.model_copy(update={"embed_package": "no_such_pkg_xyz"})
+    with pytest.raises(ModelUnavailableError, match="make setup"):
+        resolve_weights(models)
+
+
+def test_embed_path_without_model_says_what_to_set(tmp_path: Path) -> None:
+    models = load_settings().models.model_copy(update={"embed_path": str(tmp_path)})
+    with pytest.raises(ModelUnavailableError, match="CITEGATE_MODELS__EMBED_PATH"):
+        resolve_weights(models)
+
+
+def test_flag_model_path_loads_a_local_bert(tmp_path: Path) -> None:
+    folder = build_tiny_bert(tmp_path / "bge-tiny")
+    models = load_settings().models.model_copy(
+        update={
+            "embed_backend": "flag",
+            "embed_path": str(folder),
+            "embed_model_id": "tiny:cls",
+            "embed_pooling": "cls",
+        }
+    )
+    embedder = load_embedder(models)
+    assert isinstance(embedder, FlagEmbedder)
+    assert embedder.dim == 32
+    docs = embedder.embed_documents(["cors middleware policy", "rotate the key token"])
+    assert len(docs) == 2
+    assert all(math.isclose(_cos(v, v), 1.0, rel_tol=1e-4) for v in docs)
+    assert embedder.count_tokens("cors middleware") == 4  # [CLS] cors middleware [SEP]
+    assert embedder.token_spans("cors  middleware") == [(0, 4), (6, 16)]  # no [CLS], [SEP]
+
+
+@pytest.mark.model
+def test_minilm_ranks_the_related_passage_first() -> None:
+    embedder = load_embedder(load_settings().models)
+    assert embedder.dim == 384
+    assert embedder.max_tokens == 256
+    text = "CORSMiddleware allows origins."
+    spans = embedder.token_spans(text)
+    assert len(spans) + 2 == embedder.count_tokens(text)
+    assert "".join(text[a:b] for a, b in spans) == text.replace(" ", "")
+    q = embedder.embed_query("How do I allow cross-origin requests?")
+    related, unrelated = embedder.embed_documents(
+        ["Use CORSMiddleware to allow requests from other origins.", "Bake the bread for an hour."]
+    )
+    assert _cos(q, related) > _cos(q, unrelated) + 0.1

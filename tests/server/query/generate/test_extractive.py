@@ -1,0 +1,123 @@
+"""The extractive generator and the claim classifier on hand-built evidence (oracles by hand)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from server.core.contracts import Chunk, ClaimType, Hit, Offsets
+from server.core.settings import load_settings
+from server.query.generate import build_generator
+from server.query.generate.claims import classify_claim
+from server.query.generate.extractive import ExtractiveGenerator
+from tests.fakes import HashEmbedder
+
+DOC = (
+    "# Tokens\n\n"
+    "/// tip\n\n"
+    "A bearer token is a string that grants access to the API.\n\n"
+    "///\n\n"
+    "```python\n"
+    "token = make_token(expires_in=30)\n"
+    "```\n\n"
+    "{* ../docs_src/tokens/tutorial001.py hl[3] *}\n\n"
+    "Access tokens expire after 30 minutes since version 0.95. "
+    "You should keep the secret key out of the source code.\n"
+)
+
+
+def _hit(text_start: int, text_end: int, sid: str, norm: float, k: int) -> Hit:
+    chunk = Chunk(
+        doc_id="tokens.md",
+        section_id="tokens/tokens",
+        snippet_id=sid,
+        source_url="tokens.md",
+        offsets=Offsets(start=text_start, end=text_end),
+        tokens=40,
+        index_hash="ih",
+        embed_model="m",
+        analyzer="a",
+        rev="r1",
+        text=DOC[text_start:text_end],
+        title="Tokens",
+        tags=("public",),
+        updated_at=datetime(2026, 1, 1, tzinfo=UTC),
+        content_hash="c",
+    )
+    return Hit(chunk=chunk, score_raw=0.03, score_norm=norm, k_pos=k, k_final=k)
+
+
+SPLIT = DOC.index("Access tokens")
+# The first chunk starts after the heading, so local index != document offset.
+HIT_1 = _hit(DOC.index("/// tip"), SPLIT, "tok-1", 0.9, 1)
+HIT_2 = _hit(SPLIT, len(DOC), "tok-2", 0.7, 2)
+
+
+@pytest.fixture
+def gen() -> ExtractiveGenerator:
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0})
+    return ExtractiveGenerator(HashEmbedder(), cfg, max_claims=4)
+
+
+def test_quotes_are_exact_document_spans(gen: ExtractiveGenerator) -> None:
+    draft = gen.generate("When do access tokens expire?", [HIT_1, HIT_2])
+    assert draft.claims
+    for claim in draft.claims:
+        for slot in claim.citations:
+            assert DOC[slot.offsets.start : slot.offsets.end] == slot.quote
+    quotes = [s.quote for c in draft.claims for s in c.citations]
+    assert "Access tokens expire after 30 minutes since version 0.95." in quotes
+
+
+def test_markers_match_slots_one_segment_per_section(gen: ExtractiveGenerator) -> None:
+    draft = gen.generate("How long until access tokens expire?", [HIT_1, HIT_2])
+    slots = [s.n for c in draft.claims for s in c.citations]
+    assert slots == list(range(1, len(slots) + 1))
+    assert sorted(int(m) for m in re.findall(r"\[(\d+)\]", draft.answer)) == slots
+    assert {c.segment for c in draft.claims} == {1}  # one section, one segment
+    assert draft.generator == "extractive"
+
+
+def test_code_headings_admonitions_includes_never_chosen(gen: ExtractiveGenerator) -> None:
+    draft = gen.generate("token make_token expires_in tutorial001 tip", [HIT_1, HIT_2])
+    for slot in (s for c in draft.claims for s in c.citations):
+        assert "```" not in slot.quote
+        assert not slot.quote.startswith(("#", "///", "{*"))
+        assert "make_token" not in slot.quote
+
+
+def test_deterministic_and_empty_hits(gen: ExtractiveGenerator) -> None:
+    q = "What is a bearer token?"
+    assert gen.generate(q, [HIT_1, HIT_2], seed=0) == gen.generate(q, [HIT_1, HIT_2], seed=7)
+    empty = gen.generate(q, [])
+    assert empty.claims == () and empty.answer == ""
+
+
+def test_number_claim_typed(gen: ExtractiveGenerator) -> None:
+    draft = gen.generate("When do access tokens expire?", [HIT_2])
+    types = {c.citations[0].quote: c.type for c in draft.claims}
+    assert types["Access tokens expire after 30 minutes since version 0.95."] is ClaimType.NUMBER
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Access tokens expire after 30 minutes since version 0.95.", ClaimType.NUMBER),
+        ("A bearer token is a string that grants access to the API.", ClaimType.DEFINITION),
+        ("CORS refers to cross-origin resource sharing.", ClaimType.DEFINITION),
+        ("You should keep the secret key out of the source code.", ClaimType.RECOMMENDATION),
+        ('The docs say "never commit secrets to git" plainly.', ClaimType.QUOTE),
+        ("FastAPI validates request bodies with Pydantic.", ClaimType.FACT),
+        # a bare number without a reference point is not a NUMBER claim (seed 004)
+        ("The example passes 3 arguments to the function.", ClaimType.FACT),
+    ],
+)
+def test_classify_claim(text: str, kind: ClaimType) -> None:
+    assert classify_claim(text) is kind
+
+
+def test_build_generator_default_is_extractive() -> None:
+    gen = build_generator(load_settings(), embedder=HashEmbedder())
+    assert gen.name == "extractive"

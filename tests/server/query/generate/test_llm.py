@@ -1,0 +1,175 @@
+"""The LLM generator through the real `openai` client: canned replies (default tier) and
+a real llama.cpp server with SmolLM2-135M (marker `llm`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import openai
+import pytest
+
+from server.core.contracts import CheckCode, ClaimType
+from server.core.errors import LLMUnavailableError
+from server.core.settings import load_settings
+from server.query.generate.extractive import ExtractiveGenerator
+from server.query.generate.llm import LLMGenerator, schema
+from server.query.integrity.compose import compose
+from tests.fakes import HashEmbedder
+from tests.server.query.integrity.helpers import HIT_A, HIT_B, LIVE, WordOverlapScorer
+
+ROTATE = "The signing key is rotated every 90 days since version 2.1."
+HITS = [HIT_A, HIT_B]
+
+
+def reply(content: str, finish: str = "stop") -> dict[str, object]:
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish,
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
+
+
+def generator(
+    handler: Callable[[httpx.Request], httpx.Response],
+) -> tuple[LLMGenerator, list[dict[str, object]]]:
+    seen: list[dict[str, object]] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return handler(request)
+
+    client = openai.OpenAI(
+        base_url="http://llm.test/v1",
+        api_key="k",
+        max_retries=0,
+        http_client=httpx.Client(transport=httpx.MockTransport(record)),  # type: ignore[arg-type]  # openai types httpx2; httpx works at run time
+    )
+    fallback = ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3)
+    return LLMGenerator(
+        client, "m", fallback=fallback, max_claims=3, base_url="http://llm.test/v1"
+    ), seen
+
+
+def test_schema_is_bounded_and_offers_only_retrieved_ids() -> None:
+    s = schema(["keys-a", "keys-b"], 3)
+    claim = s["properties"]["claims"]
+    assert claim["maxItems"] == 3
+    cite = claim["items"]["properties"]["citations"]
+    assert cite["maxItems"] == 2 and cite["items"]["properties"]["snippet_id"]["enum"] == [
+        "keys-a",
+        "keys-b",
+    ]
+    assert claim["items"]["properties"]["text"]["maxLength"] == 400
+
+
+def test_valid_json_becomes_claims_with_exact_spans_and_fenced_prompt() -> None:
+    content = json.dumps(
+        {
+            "claims": [
+                {
+                    "text": "Keys rotate every 90 days.",
+                    "type": "number",
+                    "citations": [{"snippet_id": "keys-a", "quote": "rotated  every 90 days"}],
+                }
+            ]
+        }
+    )
+    gen, seen = generator(lambda r: httpx.Response(200, json=reply(content)))
+    draft = gen.generate("How often are keys rotated?", HITS)
+    slot = draft.claims[0].citations[0]
+    assert draft.claims[0].type is ClaimType.NUMBER and slot.quote == "rotated every 90 days"
+    assert HIT_A.chunk.text[slot.offsets.start - HIT_A.chunk.offsets.start :].startswith(
+        "rotated every 90"
+    )
+    user = seen[0]["messages"][1]["content"]  # type: ignore[index]
+    assert "<retrieved_context>" in user and '<snippet id="keys-a">' in user
+    assert seen[0]["response_format"]["json_schema"]["strict"] is True  # type: ignore[index]
+
+
+def test_invalid_json_twice_falls_back_to_extractive_with_a_note() -> None:
+    gen, seen = generator(lambda r: httpx.Response(200, json=reply("{not json")))
+    draft = gen.generate("How often are keys rotated?", HITS)
+    assert len(seen) == 2 and draft.generator == "extractive"
+    assert "invalid JSON" in draft.notes[0]
+
+
+def test_cut_output_is_retried_once() -> None:
+    good = json.dumps({"claims": []})
+    answers = iter([reply('{"claims": [', "length"), reply(good)])
+    gen, seen = generator(lambda r: httpx.Response(200, json=next(answers)))
+    assert gen.generate("q", HITS).claims == () and len(seen) == 2
+
+
+def test_endpoint_down_is_llm_unavailable() -> None:
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    gen, _ = generator(down)
+    with pytest.raises(LLMUnavailableError, match=r"llm\.test"):
+        gen.generate("q", HITS)
+
+
+def test_an_invented_quote_is_caught_by_the_checker() -> None:
+    content = json.dumps(
+        {
+            "claims": [
+                {
+                    "text": "Keys rotate every 30 days.",
+                    "type": "number",
+                    "citations": [{"snippet_id": "keys-a", "quote": "every 30 days"}],
+                }
+            ]
+        }
+    )
+    gen, _ = generator(lambda r: httpx.Response(200, json=reply(content)))
+    out = compose(
+        "How often are keys rotated?",
+        HITS,
+        generator=gen,
+        scorer=WordOverlapScorer(),
+        settings=load_settings(integrity={"support_threshold": 0.6}),
+        live=LIVE,
+        retrieve_again=lambda q: [],
+    )
+    found = {c for r in out.repairs for c in r.codes}
+    assert CheckCode.QUOTE_NOT_VERBATIM in found or CheckCode.NUMBER_MISMATCH in found
+    assert "30 days" not in out.answer
+
+
+@pytest.mark.llm
+def test_real_smollm2_output_is_structured_and_policed() -> None:
+    from server.query.generate.local_llm import local_llm
+
+    with local_llm() as url:
+        client = openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=300)
+        gen = LLMGenerator(
+            client,
+            "smollm2",
+            fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
+            max_claims=3,
+            base_url=url,
+            max_tokens=400,
+        )
+        draft = gen.generate("How often is the signing key rotated?", HITS)
+        assert all(s.snippet_id in {"keys-a", "keys-b"} for c in draft.claims for s in c.citations)
+        out = compose(
+            "How often is the signing key rotated?",
+            HITS,
+            generator=gen,
+            scorer=WordOverlapScorer(),
+            settings=load_settings(),
+            live=LIVE,
+            retrieve_again=lambda q: [],
+        )
+        for cite in out.citations:  # whatever it invented, what is shown is verbatim evidence
+            assert cite.quote in cite.text

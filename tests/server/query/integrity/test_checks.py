@@ -1,0 +1,243 @@
+"""Each integrity check against a hand-worked case (SPEC 5.1)."""
+
+from __future__ import annotations
+
+from server.core.contracts import CheckCode, ClaimType, CodeFinding, Offsets
+from server.query.integrity import checks
+from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, LIVE, claim, slot
+
+ROTATE = "The signing key is rotated every 90 days since version 2.1."
+
+
+def codes(findings: list[CodeFinding]) -> list[CheckCode]:
+    return [f.code for f in findings]
+
+
+def test_valid_slot_has_no_findings() -> None:
+    c = claim(ROTATE, ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_slot(c, c.citations[0], HITS, LIVE) == []
+
+
+def test_fabricated_id() -> None:
+    s = slot(1, ROTATE).model_copy(update={"snippet_id": "invented-1"})
+    c = claim(ROTATE, ClaimType.FACT, s)
+    assert codes(checks.check_slot(c, s, HITS, LIVE)) == [CheckCode.FABRICATED_ID]
+
+
+def test_quote_not_verbatim_and_bad_offsets() -> None:
+    s = slot(1, ROTATE).model_copy(update={"quote": "The key rotates every 30 days."})
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, s), s, HITS, LIVE)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
+    moved = slot(1, ROTATE).model_copy(
+        update={
+            "offsets": Offsets(
+                start=HIT_A.chunk.offsets.start + 1, end=HIT_A.chunk.offsets.start + 1 + len(ROTATE)
+            )
+        }
+    )
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, moved), moved, HITS, LIVE)) == [
+        CheckCode.BAD_OFFSETS
+    ]
+    outside = slot(1, ROTATE).model_copy(update={"offsets": Offsets(start=0, end=5)})
+    assert codes(checks.check_slot(claim("x", ClaimType.FACT, outside), outside, HITS, LIVE)) == [
+        CheckCode.BAD_OFFSETS
+    ]
+
+
+def test_revision_analyzer_and_rank() -> None:
+    stale = LIVE.model_copy(update={"revs": {"keys.md": "r2"}, "analyzer": "other"})
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_slot(c, c.citations[0], HITS, stale)) == [
+        CheckCode.ANALYZER_MISMATCH,
+        CheckCode.REV_MISMATCH,
+    ]
+    unranked = {"keys-a": HIT_A.model_copy(update={"k_final": None})}
+    assert codes(checks.check_slot(c, c.citations[0], unranked, LIVE)) == [CheckCode.MISSING_RANK]
+
+
+def test_markers_match_citations() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_markers("Rotated every 90 days [1].", [c]) == []
+    assert codes(checks.check_markers("Rotated [1] [2].", [c])) == [
+        CheckCode.MARKER_WITHOUT_CITATION
+    ]
+    assert codes(checks.check_markers("Rotated.", [c])) == [CheckCode.CITATION_WITHOUT_MARKER]
+
+
+def test_number_needs_same_number_and_reference_point() -> None:
+    good = claim("Keys rotate every 90 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_type_evidence(good, [ROTATE], allow_general=False) == []
+    wrong = claim("Keys rotate every 30 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(wrong, [ROTATE], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    words = claim("Keys rotate every ninety days.", ClaimType.NUMBER)
+    assert codes(checks.check_type_evidence(words, [], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+
+
+def test_a_number_inside_any_claim_type_must_match_its_span() -> None:
+    fact = claim("Keys are rotated every 30 days by the vault.", ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(fact, [ROTATE], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    same = claim("Keys are rotated every 90 days.", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(same, [ROTATE], allow_general=False) == []
+
+
+def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
+    gate = "The gate blocks fabricated citations."
+    d = claim(
+        "The gate is the part that blocks fabricated citations.",
+        ClaimType.DEFINITION,
+        slot(1, gate, HIT_B),
+    )
+    assert checks.check_type_evidence(d, [gate], allow_general=False) == []
+    d2 = claim("The vault is the store for keys.", ClaimType.DEFINITION, slot(1, gate, HIT_B))
+    assert codes(checks.check_type_evidence(d2, [gate], allow_general=False)) == [
+        CheckCode.TERM_NOT_IN_SPAN
+    ]
+    q = claim(
+        'The docs say "blocks invented citations" plainly.', ClaimType.QUOTE, slot(1, gate, HIT_B)
+    )
+    assert codes(checks.check_type_evidence(q, [gate], allow_general=False)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
+
+
+def test_labels_and_general_knowledge_mode() -> None:
+    gk = claim("Water boils at 100 C at sea level.", ClaimType.GENERAL_KNOWLEDGE)
+    assert codes(checks.check_type_evidence(gk, [], allow_general=True)) == [
+        CheckCode.LABEL_MISSING,
+        CheckCode.LABEL_MISSING,
+    ]
+    labelled = gk.model_copy(
+        update={
+            "label": "[general knowledge]",
+            "text": "Water boils at 100 C (general knowledge, not verified against the corpus)",
+        }
+    )
+    assert checks.check_type_evidence(labelled, [], allow_general=True) == []
+    assert codes(checks.check_type_evidence(labelled, [], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+
+
+def test_self_knowledge_needs_its_label_and_the_foundational_docs() -> None:
+    own = claim("The gate blocks fabricated citations.", ClaimType.SELF_KNOWLEDGE, slot(1, ROTATE))
+    assert codes(
+        checks.check_type_evidence(own, [ROTATE], allow_general=False, foundational=True)
+    ) == [CheckCode.LABEL_MISSING]
+    labelled = own.model_copy(update={"label": "[foundational knowledge]"})
+    assert (
+        checks.check_type_evidence(labelled, [ROTATE], allow_general=False, foundational=True) == []
+    )
+    assert codes(checks.check_type_evidence(labelled, [ROTATE], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+
+
+def test_recommendation_cites_guidance_or_is_labelled_reasoning() -> None:
+    vault = "Admins must store keys in the vault."
+    rec = claim("Store keys in the vault.", ClaimType.RECOMMENDATION, slot(1, vault))
+    assert checks.check_type_evidence(rec, [vault], allow_general=False) == []
+    assert codes(checks.check_type_evidence(rec, [ROTATE], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+    bare = claim("Store keys in the vault.", ClaimType.RECOMMENDATION)
+    assert codes(checks.check_type_evidence(bare, [], allow_general=False)) == [
+        CheckCode.MISSING_CITATION
+    ]
+    reasoned = bare.model_copy(update={"label": "[reasoning]"})
+    assert checks.check_type_evidence(reasoned, [], allow_general=False) == []
+
+
+def test_numbers_normalise_before_comparing() -> None:
+    span = "Up to 1,000 keys, 5 percent of them rotated in 2025."
+    same = claim("1000 keys and 5% rotated.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert checks.check_type_evidence(same, [span], allow_general=False) == []
+    three = claim("Three keys rotate.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert (
+        codes(checks.check_type_evidence(three, ["3 keys rotate in v2.1."], allow_general=False))
+        == []
+    )
+    no_anchor = claim("Keys rotate every 90 days.", ClaimType.NUMBER, slot(1, ROTATE))
+    assert codes(
+        checks.check_type_evidence(no_anchor, ["Keys rotate 90 times."], allow_general=False)
+    ) == [CheckCode.MISSING_CITATION]
+
+
+def test_support_unsupported_and_misattributed() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_support(c, 0.9, 0.5) == []
+    assert codes(checks.check_support(c, 0.2, 0.5)) == [CheckCode.UNSUPPORTED]
+    assert codes(checks.check_support(c, 0.2, 0.5, ("keys-b", 0.4))) == [CheckCode.UNSUPPORTED]
+    found = checks.check_support(c, 0.2, 0.5, ("keys-b", 0.8))
+    assert codes(found) == [CheckCode.MISATTRIBUTED]
+    assert "keys-b" in found[0].detail
+    assert checks.check_support(claim("So it holds.", ClaimType.REASONING), None, 0.5) == []
+
+
+def test_index_identity_missing_version_and_deleted_doc() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    s = c.citations[0]
+    later = LIVE.model_copy(update={"index_hash": "ih:content2"})
+    assert checks.check_identity(c, s, HIT_A, later) == []  # same identity, later content
+    other = LIVE.model_copy(update={"index_hash": "other:content"})
+    assert codes(checks.check_identity(c, s, HIT_A, other)) == [CheckCode.MISMATCH_INDEX_HASH]
+    model = LIVE.model_copy(update={"embed_model": "bge"})
+    assert codes(checks.check_identity(c, s, HIT_A, model)) == [CheckCode.MISMATCH_INDEX_HASH]
+    unversioned = HIT_A.model_copy(update={"chunk": HIT_A.chunk.model_copy(update={"rev": ""})})
+    found = checks.check_identity(c, s, unversioned, LIVE)
+    assert codes(found) == [CheckCode.REV_MISMATCH]
+    assert "no version" in found[0].detail
+    gone = LIVE.model_copy(update={"revs": {}})
+    found = checks.check_identity(c, s, HIT_A, gone)
+    assert codes(found) == [CheckCode.REV_MISMATCH]
+    assert "deleted" in found[0].detail
+
+
+def test_trace_needs_a_score_and_ranks() -> None:
+    c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
+    nan = HIT_A.model_copy(update={"score_raw": float("nan")})
+    assert codes(checks.check_trace(c, c.citations[0], nan)) == [CheckCode.MISSING_SCORE]
+    assert checks.check_trace(c, c.citations[0], HIT_A) == []
+
+
+def test_empty_citations() -> None:
+    bare = claim(ROTATE, ClaimType.FACT)
+    assert codes(checks.check_empty([bare])) == [CheckCode.EMPTY_CITATIONS]
+    assert checks.check_empty([claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))]) == []
+    assert checks.check_empty([]) == []
+
+
+def test_reasoning_may_not_add_facts_and_overgeneralisation() -> None:
+    cited = [claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))]
+    ok = claim("So the signing key is rotated since version 2.1.", ClaimType.REASONING, cid="c2")
+    assert checks.check_reasoning(ok, cited) == []
+    new = claim(
+        "So quantum computers break elliptic curves tomorrow morning.",
+        ClaimType.REASONING,
+        cid="c2",
+    )
+    assert codes(checks.check_reasoning(new, cited)) == [CheckCode.NEW_FACT_IN_REASONING]
+    vague = claim("Studies show keys should rotate.", ClaimType.FACT)
+    assert codes(checks.check_over_generalised(vague, ["studies show"], supported=False)) == [
+        CheckCode.OVER_GENERALISED
+    ]
+    assert checks.check_over_generalised(vague, ["studies show"], supported=True) == []
+
+
+def test_cross_section_reuse_in_one_segment() -> None:
+    a = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE), segment=1)
+    b = claim(
+        "The gate blocks fabricated citations.",
+        ClaimType.FACT,
+        slot(2, "The gate blocks fabricated citations.", HIT_B),
+        segment=1,
+        cid="c2",
+    )
+    assert codes(checks.check_cross_section([a, b], HITS)) == [CheckCode.CROSS_SECTION_REUSE]
+    assert checks.check_cross_section([a, b.model_copy(update={"segment": 2})], HITS) == []

@@ -1,0 +1,123 @@
+"""Support scoring: the features by hand, the logistic scorer with the HashEmbedder fake,
+the shipped coefficients, and the NLI cross-encoder path on a tiny self-built model."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from server.core.errors import ConfigError, ModelUnavailableError
+from server.core.settings import Settings, default_config_dir, load_settings
+from server.query.integrity.support import (
+    FEATURES,
+    CrossEncoderSupportScorer,
+    FeatureSupportScorer,
+    SupportModel,
+    build_support_scorer,
+    entities,
+    features,
+    load_support_model,
+)
+from tests.fakes import HashEmbedder
+from tests.tiny_models import build_tiny_bert
+
+CLAIM = "The key rotates every 90 days."
+SUPPORTS = "Keys rotated every 90 days in production."
+CONTRADICTS = "Keys are never rotated; they last 30 days."
+
+
+def test_features_by_hand() -> None:
+    f = features(CLAIM, SUPPORTS, [1.0, 0.0], [1.0, 0.0])
+    # lemmas key, rotat, every, 90, day: all five in the evidence; no names; no negation
+    assert f == {
+        "coverage": 1.0,
+        "cosine": 1.0,
+        "numbers_agree": 1.0,
+        "negation_mismatch": 0.0,
+        "entity_coverage": 1.0,
+    }
+    g = features(CLAIM, CONTRADICTS, [1.0, 0.0], [-1.0, 0.0])
+    assert g["numbers_agree"] == 0.0 and g["negation_mismatch"] == 1.0 and g["cosine"] == 0.0
+    assert g["coverage"] == 3 / 5  # key, rotat, day; not every, 90
+    assert set(g) == set(FEATURES)
+
+
+def test_entities_skip_sentence_starts() -> None:
+    assert entities("The FastAPI app runs on Starlette. Then OAuth2 tokens expire.") == {
+        "fastapi",
+        "starlette",
+        "oauth2",
+    }
+    h = features("Paris hosts the OECD.", "The OECD is in Paris.", [1.0], [1.0])
+    assert h["entity_coverage"] == 1.0  # "OECD" (acronym); "Paris" starts the claim
+    assert features("It is in Berlin.", "It is in Paris.", [1.0], [1.0])["entity_coverage"] == 0.0
+
+
+def test_logistic_scorer_is_the_sigmoid_of_the_weighted_features() -> None:
+    model = SupportModel(
+        intercept=-2.0,
+        weights={k: (4.0 if k == "coverage" else 0.0) for k in FEATURES},
+        origin="test",
+    )
+    scorer = FeatureSupportScorer(HashEmbedder(), model)
+    assert scorer.support(CLAIM, SUPPORTS) == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert scorer.support(CLAIM, CONTRADICTS) == pytest.approx(1 / (1 + math.exp(-0.4)))
+    assert scorer.name == "feature-logistic:test/hash-bow:sum"
+
+
+def test_shipped_model_ranks_support_above_contradiction(settings: Settings) -> None:
+    scorer = build_support_scorer(settings, HashEmbedder())
+    assert isinstance(scorer, FeatureSupportScorer)
+    assert scorer.support(CLAIM, SUPPORTS) > settings.integrity.support_threshold
+    assert scorer.support(CLAIM, SUPPORTS) > scorer.support(CLAIM, CONTRADICTS)
+    assert scorer.support(CLAIM, "Llamas hum in the Andes.") < settings.integrity.support_threshold
+
+
+def test_shipped_model_records_its_origin_and_threshold(settings: Settings) -> None:
+    model = load_support_model(default_config_dir() / settings.integrity.support_model_file)
+    assert "evals/calibration/support.py" in model.origin
+    assert model.threshold == settings.integrity.support_threshold
+    assert set(model.test_balanced_accuracy) >= {"test:wice", "test:scifact", "test:halueval"}
+
+
+def test_bad_model_files_say_what_to_run(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"evals\.calibration\.support"):
+        load_support_model(tmp_path / "absent.json")
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"intercept": 0.0, "weights": {"coverage": 1.0}, "origin": "x"}))
+    with pytest.raises(ConfigError, match="re-run"):
+        load_support_model(old)
+    (tmp_path / "junk.json").write_text("{")
+    with pytest.raises(ConfigError, match="not a valid support model"):
+        load_support_model(tmp_path / "junk.json")
+
+
+def _tiny_nli(folder: Path) -> Path:
+    build_tiny_bert(folder, num_labels=3)
+    config = json.loads((folder / "config.json").read_text())
+    labels = ["contradiction", "entailment", "neutral"]
+    config["id2label"] = dict(enumerate(labels))
+    config["label2id"] = {name: i for i, name in enumerate(labels)}
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_cross_encoder_gives_the_entailment_probability(tmp_path: Path) -> None:
+    folder = _tiny_nli(tmp_path / "nli")
+    scorer = build_support_scorer(
+        load_settings(integrity={"nli_path": str(folder)}), HashEmbedder()
+    )
+    assert isinstance(scorer, CrossEncoderSupportScorer) and scorer.name == "nli-cross-encoder:nli"
+    first = scorer.support("rotate the key", "the key is rotated")
+    assert 0.0 < first < 1.0 and scorer.support("rotate the key", "the key is rotated") == first
+
+
+def test_cross_encoder_refuses_what_is_not_nli(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailableError, match=r"config\.json"):
+        CrossEncoderSupportScorer(tmp_path)
+    plain = build_tiny_bert(tmp_path / "plain", num_labels=3)
+    with pytest.raises(ModelUnavailableError, match="entailment"):
+        CrossEncoderSupportScorer(plain)

@@ -1,0 +1,174 @@
+"""The HTTP surface: roles, ask, snippets, traces, admin, errors, OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+
+from citegate.commands.serve_cmd import delete_doc, ingest_upload
+from server.core.settings import Settings, load_settings
+from server.service.app import create_app
+from tests.engine import offline_engine
+
+KEYS = {
+    "adm": {"role": "admin"},
+    "usr": {"role": "user", "scope": ["public"]},
+    "evl": {"role": "evaluator"},
+    "nobody": {"role": "user", "scope": ["secret"]},
+}
+QUESTION = "What does the gate do with a fabricated citation?"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    settings: Settings = load_settings(
+        data_dir=tmp_path / "data", api_keys=KEYS, retrieval={"min_rerank_score": 0.05}
+    )
+    app = create_app(settings, build_engine=offline_engine, ingest=ingest_upload, delete=delete_doc)
+    with TestClient(app) as c:
+        yield c
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_keys_and_roles(client: TestClient) -> None:
+    assert client.post("/v1/ask", json={"question": QUESTION}).status_code == 401
+    assert (
+        client.post("/v1/ask", json={"question": QUESTION}, headers=auth("wrong")).status_code
+        == 401
+    )
+    denied = client.get("/v1/documents", headers=auth("usr"))
+    assert denied.status_code == 403 and "admin" in denied.json()["message"]
+    assert client.get("/v1/traces/x", headers=auth("usr")).status_code == 403
+    assert client.get("/v1/documents", headers=auth("adm")).status_code == 200
+
+
+def test_ask_returns_the_answer_contract_and_a_trace(client: TestClient) -> None:
+    r = client.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr"))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert {
+        "answer",
+        "claims",
+        "citations",
+        "fallback",
+        "gate",
+        "repairs",
+        "missing_evidence",
+        "trace_id",
+        "index_hash",
+        "timings",
+    } <= set(body)
+    assert body["citations"] and body["gate"]["verdict"] in {"PASS", "WARN"}
+    cite = body["citations"][0]
+    snip = client.get(f"/v1/snippets/{cite['snippet_id']}", headers=auth("usr")).json()
+    assert snip["text"] == cite["text"]
+    window = snip["section_text"]
+    lo = cite["span"]["start"] - snip["section_start"]
+    assert window[lo : lo + len(cite["quote"])] == cite["quote"]
+    trace = client.get(f"/v1/traces/{body['trace_id']}", headers=auth("evl")).json()
+    assert trace["answer"]["citations"] == body["citations"]
+    assert trace["rows"][0]["qid"] == body["trace_id"]
+
+
+def test_scope_hides_everything_outside_it(client: TestClient) -> None:
+    body = client.post("/v1/ask", json={"question": QUESTION}, headers=auth("nobody")).json()
+    assert body["fallback"] is True and body["citations"] == []
+    cite = client.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr")).json()[
+        "citations"
+    ][0]
+    assert (
+        client.get(f"/v1/snippets/{cite['snippet_id']}", headers=auth("nobody")).status_code == 404
+    )
+
+
+def test_bad_input_gets_clear_4xx(client: TestClient) -> None:
+    empty = client.post("/v1/ask", json={"question": "   "}, headers=auth("usr"))
+    assert empty.status_code == 422 and "empty" in empty.json()["message"]
+    malformed = client.post(
+        "/v1/ask", content=b"{not json", headers={**auth("usr"), "Content-Type": "application/json"}
+    )
+    assert malformed.status_code == 422 and malformed.json()["error"] == "bad_input"
+    huge = client.post("/v1/ask", content=b"x" * 30_000_000, headers=auth("usr"))
+    assert huge.status_code == 413
+
+    def chunked() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'{"question": "'
+        for _ in range(30):
+            yield b"x" * 1_000_000
+        yield b'"}'
+
+    streamed = client.post(
+        "/v1/ask",
+        content=chunked(),
+        headers={**auth("usr"), "Content-Type": "application/json"},
+    )
+    assert streamed.status_code == 413 and "max_body_bytes" in streamed.json()["message"]
+    small = client.post(
+        "/v1/ask",
+        content=iter([b'{"question": "', QUESTION.encode(), b'"}']),
+        headers={**auth("usr"), "Content-Type": "application/json"},
+    )
+    assert small.status_code == 200, small.text
+    assert client.get("/v1/snippets/nope", headers=auth("usr")).status_code == 404
+
+
+def test_admin_ingest_and_delete(client: TestClient) -> None:
+    files = {
+        "files": (
+            "faq.md",
+            b"# FAQ\n\nThe support desk answers within two business days.\n",
+            "text/markdown",
+        )
+    }
+    r = client.post("/v1/ingest", files=files, data={"tags": "public"}, headers=auth("adm"))
+    assert r.status_code == 200 and r.json()[0]["documents"]["new"] == 1
+    docs = {d["doc_id"] for d in client.get("/v1/documents", headers=auth("adm")).json()}
+    assert "faq.md" in docs
+    assert client.delete("/v1/documents/faq.md", headers=auth("adm")).json()["chunks_removed"] >= 1
+    assert client.delete("/v1/documents/faq.md", headers=auth("adm")).status_code == 404
+
+
+def test_openai_client_non_streaming_and_streaming(client: TestClient) -> None:
+    oa = openai.OpenAI(base_url="http://testserver/v1", api_key="usr", http_client=client)
+    reply = oa.chat.completions.create(
+        model="citegate", messages=[{"role": "user", "content": QUESTION}]
+    )
+    extra = reply.model_extra or {}
+    assert reply.choices[0].message.content and "[1]" in reply.choices[0].message.content
+    assert extra["citations"] and extra["gate"]["verdict"] in {"PASS", "WARN"}
+    stream = oa.chat.completions.create(
+        model="citegate", stream=True, messages=[{"role": "user", "content": QUESTION}]
+    )
+    chunks = list(stream)
+    first = chunks[0].model_extra or {}
+    assert first["citations"] and "gate" in first  # cite first
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert "[1]" in text
+
+
+def test_health_ready_metrics(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/readyz").json()["status"] == "ready"
+    client.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr"))
+    metrics = client.get("/metrics").text
+    assert "citegate_gate_verdicts_total" in metrics and "citegate_stage_seconds_bucket" in metrics
+    assert "<title>citegate</title>" in client.get("/").text
+    json.loads(client.get("/openapi.json").text)
+
+
+def test_without_keys_only_loopback_callers_are_served(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.05})
+    app = create_app(settings, build_engine=offline_engine)
+    with TestClient(app, client=("10.1.2.3", 5000)) as remote:
+        denied = remote.get("/healthz")
+        assert denied.status_code == 403 and "loopback" in denied.json()["message"]
+    with TestClient(app, client=("127.0.0.1", 5000)) as local:
+        assert local.get("/v1/documents").status_code == 200  # loopback caller acts as admin
