@@ -13,22 +13,25 @@ vector (found by `content_hash`), and identical texts in one batch are embedded 
 from __future__ import annotations
 
 import logging
-import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
 from ingest.chunks import build_chunks, spans_of
-from ingest.loaders import LoadError, load_file
+from ingest.loaders import LoadError, build_doc, load_file
 from server.core.contracts import (
     Chunk,
     ChunkRecord,
+    DocCounts,
     DocRecord,
+    Failure,
     Frozen,
     IndexIdentity,
     IndexMeta,
+    IngestReport,
     SourceDoc,
 )
 from server.core.identity import index_hash
@@ -37,29 +40,6 @@ from server.core.settings import Settings
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, str], None]  # (event, path): "upserted" then "done" per document
-
-
-class DocCounts(Frozen):
-    new: int = 0
-    changed: int = 0
-    unchanged: int = 0
-    failed: int = 0
-    deleted: int = 0
-
-
-class Failure(Frozen):
-    path: str
-    reason: str
-
-
-class IngestReport(Frozen):
-    """`model_dump()` is exactly the `citegate ingest --json` object of issue 3."""
-
-    documents: DocCounts
-    chunks_written: int
-    seconds: float
-    index_hash: str
-    failures: tuple[Failure, ...] = ()
 
 
 def discover(paths: Sequence[Path], extensions: Sequence[str]) -> list[tuple[Path, Path]]:
@@ -225,6 +205,32 @@ def change_of(doc: SourceDoc, known: DocRecord | None) -> str:
     return "changed"
 
 
+Load = Callable[[], tuple[SourceDoc, list[int]]]  # reads one file; LoadError when it cannot
+
+
+def _path_loads(
+    paths: Iterable[Path],
+    settings: Settings,
+    *,
+    tags: Sequence[str],
+    source_url_prefix: str | None,
+    rev: str | None,
+) -> Iterator[tuple[str, Load]]:
+    for path, root in discover(list(paths), settings.ingest.extensions):
+        yield (
+            str(path),
+            partial(
+                load_file,
+                path,
+                root,
+                max_bytes=settings.ingest.max_file_bytes,
+                tags=tuple(tags),
+                source_url_prefix=source_url_prefix,
+                rev=rev,
+            ),
+        )
+
+
 def ingest_paths(
     paths: Iterable[Path],
     *,
@@ -239,6 +245,38 @@ def ingest_paths(
     progress: Progress | None = None,
 ) -> IngestReport:
     """Ingest files and folders; bad files are reported and skipped, never fatal."""
+    loads = _path_loads(paths, settings, tags=tags, source_url_prefix=source_url_prefix, rev=rev)
+    return ingest_loads(
+        loads,
+        settings=settings,
+        embedder=embedder,
+        sparse=sparse,
+        store=store,
+        prune=prune,
+        progress=progress,
+    )
+
+
+def _load_one(load: Load) -> tuple[SourceDoc, list[int]]:
+    try:
+        return load()
+    except (LoadError, OSError):
+        raise
+    except Exception as exc:  # a parser's own failure on a malformed file costs that file only
+        raise LoadError(f"could not be read ({type(exc).__name__}: {exc})") from exc
+
+
+def ingest_loads(
+    loads: Iterable[tuple[str, Load]],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    prune: bool = False,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest documents given as (name, loader) pairs; a loader that fails costs its file only."""
     started = time.perf_counter()
     counts = {"new": 0, "changed": 0, "unchanged": 0, "failed": 0, "deleted": 0}
     failures: list[Failure] = []
@@ -252,20 +290,13 @@ def ingest_paths(
     )
     seen: set[str] = set()
     written: list[Written] = []
-    for path, root in discover(list(paths), settings.ingest.extensions):
+    for name, load in loads:
         try:
-            doc, pages = load_file(
-                path,
-                root,
-                max_bytes=settings.ingest.max_file_bytes,
-                tags=tuple(tags),
-                source_url_prefix=source_url_prefix,
-                rev=rev,
-            )
+            doc, pages = _load_one(load)
             seen.add(doc.doc_id)
             change = change_of(doc, known.get(doc.doc_id))
         except (LoadError, OSError) as exc:
-            failures.append(Failure(path=str(path), reason=str(exc)))
+            failures.append(Failure(path=name, reason=str(exc)))
             counts["failed"] += 1
             continue
         counts[change] += 1
@@ -299,6 +330,23 @@ def ingest_paths(
     )
 
 
+def _upload_load(
+    name: str, data: bytes, settings: Settings, tags: Sequence[str], rev: str | None
+) -> tuple[SourceDoc, list[int]]:
+    """An uploaded file read from memory: its name is its path, never a path on this server."""
+    safe = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if not Path(safe).stem or safe in {".", ".."} or safe.startswith("."):
+        raise LoadError(
+            f"upload name {name[:80]!r} is not a file name: send a name such as guide.md"
+        )
+    if len(data) > settings.ingest.max_file_bytes:
+        raise LoadError(
+            f"{len(data)} bytes is over the {settings.ingest.max_file_bytes}-byte limit "
+            "(ingest.max_file_bytes): split the file"
+        )
+    return build_doc(safe, data, mtime=datetime.now(UTC), tags=tuple(tags), rev=rev)
+
+
 def ingest_bytes(
     name: str,
     data: bytes,
@@ -311,21 +359,58 @@ def ingest_bytes(
     rev: str | None = None,
 ) -> IngestReport:
     """One uploaded file (HTTP admin endpoint); `name` becomes its path and source_url."""
-    safe = Path(name).name
-    if not safe or safe in {".", ".."}:
-        raise LoadError(f"upload name {name!r} is not a file name")
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / safe
-        target.write_bytes(data)
-        return ingest_paths(
-            [Path(tmp)],
-            settings=settings,
-            embedder=embedder,
-            sparse=sparse,
-            store=store,
+    return ingest_uploads(
+        [(name, data)],
+        settings=settings,
+        embedder=embedder,
+        sparse=sparse,
+        store=store,
+        tags=tags,
+        rev=rev,
+    )
+
+
+def ingest_uploads(
+    files: Sequence[tuple[str, bytes]],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    store: ChunkStore,
+    tags: Sequence[str] = (),
+    rev: str | None = None,
+) -> IngestReport:
+    """Uploaded files in one run: each bad file is listed in `failures`, the rest go in."""
+    loads = [
+        (name[:200], partial(_upload_load, name, data, settings, tags, rev)) for name, data in files
+    ]
+    return ingest_loads(loads, settings=settings, embedder=embedder, sparse=sparse, store=store)
+
+
+@dataclass(frozen=True)
+class StoreIngestor:
+    """The `Ingestor` the service is handed: the pipeline over one engine's store and models."""
+
+    settings: Settings
+    embedder: Embedder
+    sparse: SparseEncoder
+    store: ChunkStore
+
+    def upload(
+        self, files: Sequence[tuple[str, bytes]], *, tags: Sequence[str], rev: str | None
+    ) -> IngestReport:
+        return ingest_uploads(
+            files,
+            settings=self.settings,
+            embedder=self.embedder,
+            sparse=self.sparse,
+            store=self.store,
             tags=tags,
             rev=rev,
         )
+
+    def delete(self, doc_id: str) -> int:
+        return delete_document(self.store, doc_id)
 
 
 def delete_document(store: ChunkStore, doc_id: str) -> int:

@@ -15,6 +15,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from citegate.render import fail
+from server.core.contracts import IngestReport
 from server.core.errors import CitegateError, InputError, StoreLockedError
 from server.core.settings import load_settings
 
@@ -34,20 +35,19 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[object]:
         yield advance
 
 
-def _summary(report: dict[str, object]) -> None:
+def _summary(report: IngestReport) -> None:
     console = Console()
     table = Table("new", "changed", "unchanged", "failed", "deleted", "chunks", "seconds")
-    docs = report["documents"]
-    assert isinstance(docs, dict)
+    docs = report.documents
     table.add_row(
-        *(str(docs[k]) for k in ("new", "changed", "unchanged", "failed", "deleted")),
-        str(report["chunks_written"]),
-        str(report["seconds"]),
+        *(str(n) for n in (docs.new, docs.changed, docs.unchanged, docs.failed, docs.deleted)),
+        str(report.chunks_written),
+        str(report.seconds),
     )
     console.print(table)
-    console.print(f"index_hash {report['index_hash']}")
-    for failure in report["failures"]:  # type: ignore[attr-defined]
-        console.print(f"[red]skipped[/] {failure['path']}: {failure['reason']}")
+    console.print(f"index_hash {report.index_hash}")
+    for failure in report.failures:
+        console.print(f"[red]skipped[/] {failure.path}: {failure.reason}")
 
 
 def ingest(
@@ -102,11 +102,10 @@ def ingest(
             store.close()
     except CitegateError as exc:
         fail(exc, as_json=as_json)
-    data = report.model_dump(mode="json")
     if as_json:
-        typer.echo(json.dumps(data))
+        typer.echo(json.dumps(report.model_dump(mode="json")))
     else:
-        _summary(data)
+        _summary(report)
     docs = report.documents
     if docs.new + docs.changed + docs.unchanged == 0:
         Console(stderr=True).print("[red]nothing could be ingested[/]: fix the files listed above")

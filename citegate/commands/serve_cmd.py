@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from citegate.render import fail
 from server.core.errors import ConfigError
+from server.core.ports import Ingestor
 from server.core.settings import Settings, load_settings
 from server.query.answer import Engine
 
@@ -23,28 +24,11 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def ingest_upload(
-    engine: Engine, name: str, data: bytes, tags: list[str], rev: str | None
-) -> dict[str, object]:
-    from ingest.pipeline import ingest_bytes
+def build_ingestor(engine: Engine) -> Ingestor:
+    """The pipeline over the engine's store and models: how the service reaches `ingest`."""
+    from ingest.pipeline import StoreIngestor
 
-    report = ingest_bytes(
-        name,
-        data,
-        settings=engine.settings,
-        embedder=engine.embedder,
-        sparse=engine.sparse,
-        store=engine.store,
-        tags=tags,
-        rev=rev,
-    )
-    return report.model_dump(mode="json")
-
-
-def delete_doc(engine: Engine, doc_id: str) -> int:
-    from ingest.pipeline import delete_document
-
-    return delete_document(engine.store, doc_id)
+    return StoreIngestor(engine.settings, engine.embedder, engine.sparse, engine.store)
 
 
 def build_app(settings: Settings) -> FastAPI:
@@ -52,7 +36,7 @@ def build_app(settings: Settings) -> FastAPI:
     from server.query.engine import build_engine
     from server.service.app import create_app
 
-    return create_app(settings, build_engine=build_engine, ingest=ingest_upload, delete=delete_doc)
+    return create_app(settings, build_engine=build_engine, build_ingestor=build_ingestor)
 
 
 def serve(

@@ -375,3 +375,30 @@ class Draft(Frozen):
     answer: str
     generator: str
     notes: tuple[str, ...] = ()
+
+
+class DocCounts(Frozen):
+    """Documents per outcome in one ingest run."""
+
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    deleted: int = 0
+
+
+class Failure(Frozen):
+    """A file that was not ingested, and why (the run goes on without it)."""
+
+    path: str
+    reason: str
+
+
+class IngestReport(Frozen):
+    """What one ingest run did; `model_dump()` is exactly the `citegate ingest --json` object."""
+
+    documents: DocCounts
+    chunks_written: int
+    seconds: float
+    index_hash: str
+    failures: tuple[Failure, ...] = ()

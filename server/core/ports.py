@@ -17,6 +17,7 @@ from server.core.contracts import (
     Frozen,
     Hit,
     IndexMeta,
+    IngestReport,
     SparseVector,
 )
 
@@ -113,3 +114,20 @@ class Generator(Protocol):
     @property
     def name(self) -> str: ...
     def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft: ...
+
+
+class Ingestor(Protocol):
+    """Admin writes to the index, as the service reaches them (implemented in `ingest`).
+
+    The composition root hands one in, so `server` never imports `ingest`.
+    """
+
+    def upload(
+        self, files: Sequence[tuple[str, bytes]], *, tags: Sequence[str], rev: str | None
+    ) -> IngestReport:
+        """Ingest uploaded (name, bytes) files in one run; bad files are listed, not fatal."""
+        ...
+
+    def delete(self, doc_id: str) -> int:
+        """Remove a document and its chunks; returns the chunks removed (NotFoundError if none)."""
+        ...

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -22,22 +21,11 @@ from starlette.middleware.base import RequestResponseEndpoint
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.core.errors import CitegateError, InputError, TooLargeError
+from server.core.ports import Ingestor
 from server.core.settings import Settings
 from server.query.answer import Engine
 from server.query.audit import TraceStore
 from server.service.auth import load_keys
-
-
-class Ingestor(Protocol):
-    """Admin ingest of one uploaded file; returns the ingest report as JSON-able dict."""
-
-    def __call__(
-        self, engine: Engine, name: str, data: bytes, tags: list[str], rev: str | None
-    ) -> dict[str, object]: ...
-
-
-class Deleter(Protocol):
-    def __call__(self, engine: Engine, doc_id: str) -> int: ...
 
 
 @dataclass
@@ -60,9 +48,9 @@ class Metrics:
 class AppState:
     settings: Settings
     build_engine: Callable[[Settings], Engine]
-    ingest: Ingestor | None
-    delete: Deleter | None
+    build_ingestor: Callable[[Engine], Ingestor]
     engine: Engine | None = None
+    ingestor: Ingestor | None = None
     error: str | None = None
     metrics: Metrics = field(default_factory=Metrics)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -138,15 +126,16 @@ def create_app(
     settings: Settings,
     *,
     build_engine: Callable[[Settings], Engine],
-    ingest: Ingestor | None = None,
-    delete: Deleter | None = None,
+    build_ingestor: Callable[[Engine], Ingestor],
 ) -> FastAPI:
-    """The app; models and store are loaded in the lifespan, once."""
+    """The app; models and store are loaded in the lifespan, once.
+
+    Both builders come from the composition root: `server` never imports `ingest`.
+    """
     state = AppState(
         settings=settings,
         build_engine=build_engine,
-        ingest=ingest,
-        delete=delete,
+        build_ingestor=build_ingestor,
         keys=dict(load_keys(settings)),
     )
 
@@ -154,6 +143,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             state.engine = build_engine(settings)
+            state.ingestor = build_ingestor(state.engine)
         except CitegateError as exc:  # serve anyway: /readyz says what is missing
             state.error = f"{exc.code}: {exc}"
         yield

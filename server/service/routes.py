@@ -14,12 +14,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import generate_latest
 
-from server.core.contracts import Answer
+from server.core.contracts import Answer, IngestReport
 from server.core.errors import InputError, NotFoundError, StoreError
+from server.core.ports import Ingestor
 from server.query.answer import Engine, answer
 from server.query.audit import trace_rows
 from server.service.auth import Caller, authenticate, authorize, in_scope
-from server.service.schemas import AskRequest, ChatRequest, DocumentOut, SnippetOut
+from server.service.schemas import AskRequest, ChatRequest, DeletedOut, DocumentOut, SnippetOut
 
 if TYPE_CHECKING:
     from server.service.app import AppState
@@ -112,6 +113,13 @@ def _stream(result: Answer, model: str) -> Iterator[str]:
     last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
     yield f"data: {json.dumps(last)}\n\n"
     yield "data: [DONE]\n\n"
+
+
+def _ingestor(state: AppState) -> Ingestor:
+    _engine(state)
+    if state.ingestor is None:  # set with the engine in the lifespan
+        raise StoreError("not ready: the ingestor is still loading")
+    return state.ingestor
 
 
 def _snippet(state: AppState, caller: Caller, snippet_id: str) -> SnippetOut:
@@ -217,13 +225,12 @@ def install(app: FastAPI, state: AppState, *, web_dir: Path) -> None:  # noqa: C
         ]
 
     @app.delete("/v1/documents/{doc_id:path}")
-    def delete_document(doc_id: str, authorization: Auth = None) -> dict[str, object]:
+    def delete_document(doc_id: str, authorization: Auth = None) -> DeletedOut:
         caller(authorization, "admin")
-        if state.delete is None:
-            raise StoreError("document deletion is not wired in this server")
+        ingestor = _ingestor(state)
         with state.write_lock:
-            removed = state.delete(_engine(state), doc_id)
-        return {"doc_id": doc_id, "chunks_removed": removed}
+            removed = ingestor.delete(doc_id)
+        return DeletedOut(doc_id=doc_id, chunks_removed=removed)
 
     @app.post("/v1/ingest")
     async def ingest(
@@ -231,22 +238,25 @@ def install(app: FastAPI, state: AppState, *, web_dir: Path) -> None:  # noqa: C
         tags: Annotated[str, Form()] = "",
         rev: Annotated[str | None, Form()] = None,
         authorization: Auth = None,
-    ) -> list[dict[str, object]]:
+    ) -> list[IngestReport]:
         caller(authorization, "admin")
-        if state.ingest is None:
-            raise StoreError("ingestion is not wired in this server")
-        engine, reports = _engine(state), []
-        for upload in files:
-            data = await upload.read()
-            with state.write_lock:
-                reports.append(
-                    await run_in_threadpool(
-                        state.ingest,
-                        engine,
-                        upload.filename or f"upload-{uuid.uuid4().hex[:8]}.txt",
-                        data,
-                        [t for t in tags.split(",") if t],
-                        rev,
-                    )
-                )
-        return reports
+        ingestor = _ingestor(state)
+        uploads = [
+            (upload.filename or f"upload-{uuid.uuid4().hex[:8]}.txt", await upload.read())
+            for upload in files
+        ]
+        tag_list = [t for t in tags.split(",") if t]
+        return await run_in_threadpool(_locked_upload, state, ingestor, uploads, tag_list, rev)
+
+
+def _locked_upload(
+    state: AppState,
+    ingestor: Ingestor,
+    uploads: list[tuple[str, bytes]],
+    tags: list[str],
+    rev: str | None,
+) -> list[IngestReport]:
+    """A report per file (the route's contract); one writer at a time, the lock taken in the
+    worker thread and never held across an await."""
+    with state.write_lock:
+        return [ingestor.upload([upload], tags=tags, rev=rev) for upload in uploads]

@@ -49,3 +49,10 @@ class SnippetOut(BaseModel):
     section_text: str | None
     section_start: int | None
     visible: bool
+
+
+class DeletedOut(BaseModel):
+    """`DELETE /v1/documents/{doc_id}`: what was removed."""
+
+    doc_id: str
+    chunks_removed: int

@@ -5,18 +5,20 @@ from __future__ import annotations
 import multiprocessing as mp
 import shutil
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from ingest.loaders import build_doc
 from ingest.pipeline import (
-    IngestReport,
     Progress,
     delete_document,
     ingest_bytes,
+    ingest_loads,
     ingest_paths,
 )
-from server.core.contracts import Hit, IndexIdentity
+from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
 from server.core.errors import NotFoundError
 from server.core.identity import CHUNKER_VERSION
 from server.core.ports import ChunkStore, SearchRequest
@@ -125,6 +127,32 @@ def test_bad_files_are_reported_and_skipped(tmp_path: Path) -> None:
         delete_document(store, "notes.md")
     pruned = _ingest(settings, store, folder, prune=False)
     assert pruned.documents.deleted == 0
+    store.close()
+
+
+def test_a_parser_crash_costs_only_its_file(tmp_path: Path) -> None:
+    """A loader that fails in an unforeseen way (a PDF parser's TypeError) is a listed failure."""
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+
+    def good() -> tuple[SourceDoc, list[int]]:
+        return build_doc("a.md", b"# A\n\nAlpha is fine.\n", mtime=datetime.now(UTC))
+
+    def crashing() -> tuple[SourceDoc, list[int]]:
+        raise TypeError("'NoneType' object is not subscriptable")
+
+    def good_after() -> tuple[SourceDoc, list[int]]:
+        return build_doc("c.md", b"# C\n\nGamma is fine too.\n", mtime=datetime.now(UTC))
+
+    report = ingest_loads(
+        [("a.md", good), ("b.pdf", crashing), ("c.md", good_after)],
+        settings=settings,
+        embedder=EMB,
+        sparse=Bm25Encoder(settings.models),
+        store=store,
+    )
+    assert (report.documents.new, report.documents.failed) == (2, 1)
+    assert report.failures[0].path == "b.pdf" and "TypeError" in report.failures[0].reason
     store.close()
 
 

@@ -10,7 +10,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from citegate.commands.serve_cmd import delete_doc, ingest_upload
+from citegate.commands.serve_cmd import build_ingestor
 from server.core.settings import Settings, load_settings
 from server.service.app import create_app
 from tests.engine import offline_engine
@@ -29,7 +29,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     settings: Settings = load_settings(
         data_dir=tmp_path / "data", api_keys=KEYS, retrieval={"min_rerank_score": 0.05}
     )
-    app = create_app(settings, build_engine=offline_engine, ingest=ingest_upload, delete=delete_doc)
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
     with TestClient(app) as c:
         yield c
 
@@ -166,9 +166,46 @@ def test_health_ready_metrics(client: TestClient) -> None:
 
 def test_without_keys_only_loopback_callers_are_served(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.05})
-    app = create_app(settings, build_engine=offline_engine)
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
     with TestClient(app, client=("10.1.2.3", 5000)) as remote:
         denied = remote.get("/healthz")
         assert denied.status_code == 403 and "loopback" in denied.json()["message"]
     with TestClient(app, client=("127.0.0.1", 5000)) as local:
         assert local.get("/v1/documents").status_code == 200  # loopback caller acts as admin
+
+
+def test_bad_uploads_are_listed_and_the_good_ones_go_in(client: TestClient) -> None:
+    good = b"# Guide\n\nThe queue retries a failed job three times.\n"
+    files = [
+        ("files", ("a" * 300 + ".md", good, "text/markdown")),  # was a 500 (name too long)
+        ("files", ("broken.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ntrailer", "x/pdf")),
+        ("files", ("evil.exe", b"MZ\x90\x00", "application/octet-stream")),
+        ("files", ("noext", good, "text/plain")),
+        ("files", (".md", good, "text/markdown")),
+        ("files", ("good.md", good.replace(b"three", b"four"), "text/markdown")),
+    ]
+    r = client.post("/v1/ingest", files=files, headers=auth("adm"))
+    assert r.status_code == 200, r.text
+    reports = r.json()
+    assert len(reports) == 6
+    assert [rep["documents"]["new"] for rep in reports] == [1, 0, 0, 0, 0, 1]
+    assert [rep["documents"]["failed"] for rep in reports] == [0, 1, 1, 1, 1, 0]
+    reasons = [rep["failures"][0]["reason"] for rep in reports[1:5]]
+    assert "unsupported file type '.exe'" in reasons[1]
+    assert all("/tmp" not in reason for reason in reasons)  # no server paths in reasons
+    docs = {d["doc_id"] for d in client.get("/v1/documents", headers=auth("adm")).json()}
+    assert {"a" * 300 + ".md", "good.md"} <= docs
+
+
+def test_two_uploads_at_the_same_moment_both_finish(client: TestClient) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def upload(i: int) -> int:
+        body = f"# Page {i}\n\nPage {i} says the limit is {i} requests.\n".encode()
+        files = {"files": (f"page{i}.md", body, "text/markdown")}
+        return client.post("/v1/ingest", files=files, headers=auth("adm")).status_code
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        codes = list(pool.map(upload, [1, 2]))
+    assert codes == [200, 200]
+    assert client.get("/healthz").status_code == 200

@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from citegate.commands.serve_cmd import delete_doc, ingest_upload
+from citegate.commands.serve_cmd import build_ingestor
 from server.core.settings import load_settings
 from server.service.app import create_app
 from tests.engine import offline_engine
@@ -44,7 +44,7 @@ def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     # The hash embedder's scores are low: 0.05 lets it answer; a test may ask for another.
     floor = getattr(request, "param", 0.05)
     settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": floor})
-    app = create_app(settings, build_engine=offline_engine, ingest=ingest_upload, delete=delete_doc)
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

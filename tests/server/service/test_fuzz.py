@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.core.result import Err, Ok
 
-from citegate.commands.serve_cmd import delete_doc, ingest_upload
+from citegate.commands.serve_cmd import build_ingestor
 from server.core.settings import load_settings
 from server.service.app import create_app
 from tests.engine import offline_engine
@@ -36,8 +36,7 @@ def api_schema(tmp_path: Path) -> Iterator[schemathesis.BaseSchema]:
             data_dir=tmp_path / "data", api_keys=KEYS, retrieval={"min_rerank_score": 0.05}
         ),
         build_engine=offline_engine,
-        ingest=ingest_upload,
-        delete=delete_doc,
+        build_ingestor=build_ingestor,
     )
     with TestClient(app):  # runs the lifespan: engine and store loaded once
         yield schemathesis.openapi.from_asgi("/openapi.json", app)
