@@ -1,21 +1,26 @@
-"""The whole query DAG as one function (STYLE: no pipeline framework).
+"""The whole query DAG, in two functions you can read top to bottom (STYLE: no framework).
 
-recall (hybrid, scope pushed down) -> policy (+ scope re-check) -> rerank
+`answer`: recall (hybrid, scope pushed down) -> policy (+ scope re-check) -> rerank
 -> refuse? (names no candidate mentions; best score below the calibrated threshold)
--> compose (claims -> slots -> check -> gate -> repair) -> Answer.
+-> `generate_verified` -> Answer.
+
+`generate_verified`: fence (withhold text that addresses the model) -> generate -> label
+-> evaluate -> [more than half unsupported: retrieve again with an expanded query, at most
+`integrity.max_regenerations` times] -> repair (substitute or strip) -> gate (re-check,
+withhold what still BLOCKs) -> the answer, or "I don't know" with what would answer.
 """
 
 from __future__ import annotations
 
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from time import perf_counter
 from typing import Literal
 
-from server.core.contracts import Answer, Hit, Timings
+from server.core.contracts import Answer, Hit, Repair, RepairAction, Timings
 from server.core.errors import EmptyIndexError, InputError
 from server.core.ports import (
     ChunkStore,
@@ -26,7 +31,8 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
-from server.query.integrity.compose import LiveIndex, compose
+from server.query.integrity import repair, verify
+from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
 from server.query.rerank import absent_names, rerank, should_refuse
 from server.query.retrieve import delta_s, recall
@@ -143,7 +149,7 @@ def answer(
     absent = absent_names(text, got.candidates, settings.retrieval)
     refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
     t_gen = perf_counter()
-    composed = compose(
+    composed = generate_verified(
         text,
         [] if refused else got.hits,
         generator=engine.generator,
@@ -177,3 +183,68 @@ def answer(
             total_ms=(t_done - started) * 1000,
         ),
     )
+
+
+def generate_verified(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    generator: Generator,
+    scorer: SupportScorer,
+    settings: Settings,
+    live: LiveIndex,
+    retrieve_again: Callable[[str], list[Hit]],
+    seed: int = 0,
+    absent_names: Sequence[str] = (),
+) -> Composed:
+    """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
+
+    `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder;
+    `absent_names`, when that refusal was for names no readable passage mentions, are
+    named in its missing evidence. Hits that address the model never reach the generator;
+    each is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
+    `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
+    """
+    notes: list[Repair] = []
+    ms = 0.0
+    rounds = settings.integrity.max_regenerations
+    for attempt in range(rounds + 1):
+        fenced = verify.fence(hits, settings)
+        ctx = verify.context(fenced, live, scorer, settings)
+        notes += fenced.held
+        if not fenced.clean:
+            named = absent_names if attempt == 0 else ()
+            idk = verify.dont_know(question, hits, ctx, generator.name, notes, ms, None, named)
+            return _regenerated(idk)
+        t0 = perf_counter()
+        draft = generator.generate(question, fenced.clean, seed=seed)
+        ms += (perf_counter() - t0) * 1000
+        draft = verify.label(draft, ctx)
+        verdicts, _ = verify.evaluate(draft.claims, draft.answer, ctx)
+        notes += [Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes]
+        if attempt == rounds or not repair.needs_regeneration(verdicts):
+            draft, fixed = verify.repair_claims(draft, verdicts, ctx)
+            return _regenerated(verify.finish(draft, question, ctx, [*notes, *fixed], ms))
+        expanded = repair.expand_query(question, fenced.clean)
+        notes.append(
+            Repair(
+                action=RepairAction.REGENERATE,
+                before=draft.answer,
+                reason=f"{repair.unsupported_count(verdicts)} of {len(verdicts)} claims "
+                f"unsupported: retrieved again with the expanded query {expanded!r} "
+                "and regenerated",
+            )
+        )
+        hits = retrieve_again(expanded)
+    raise AssertionError("unreachable: the last round always finishes")
+
+
+def _regenerated(composed: Composed) -> Composed:
+    """Each REGENERATE note shows the answer that the regeneration led to."""
+    repairs = tuple(
+        r.model_copy(update={"after": composed.answer})
+        if r.action is RepairAction.REGENERATE
+        else r
+        for r in composed.repairs
+    )
+    return composed.model_copy(update={"repairs": repairs})

@@ -13,9 +13,9 @@ import pytest
 from server.core.contracts import CheckCode, ClaimType
 from server.core.errors import LLMUnavailableError
 from server.core.settings import load_settings
+from server.query.answer import generate_verified as compose
 from server.query.generate.extractive import ExtractiveGenerator
 from server.query.generate.llm import LLMGenerator, schema
-from server.query.integrity.compose import compose
 from tests.fakes import HashEmbedder
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, LIVE, WordOverlapScorer
 

@@ -16,10 +16,11 @@ from server.core.contracts import (
     Verdict,
 )
 from server.core.settings import Settings, load_settings
+from server.query.answer import generate_verified as compose
 from server.query.generate.extractive import render
-from server.query.integrity.compose import IDK, Composed, compose
 from server.query.integrity.gate import code_verdict
 from server.query.integrity.live import LiveIndex
+from server.query.integrity.verify import IDK, Composed
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, LIVE, WordOverlapScorer, claim, slot
 
 ROTATE = "The signing key is rotated every 90 days since version 2.1."

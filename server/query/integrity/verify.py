@@ -1,17 +1,17 @@
-"""Generate -> label -> check -> gate -> repair -> re-check -> compose (SPEC 4.1, 5; seed 001).
+"""The integrity stage as pure steps over a draft (SPEC 4.1, 5; seed 001).
 
-Every claim of the draft gets a verdict with its evidence; none is dropped silently: what
-the repair ladder (`server.query.integrity.repair`) changes or withholds is listed in `repairs`.
-When nothing holds, or nothing was retrieved, the answer is the same honest "I don't know"
-with `missing_evidence`.
+`fence` withholds what addresses the model, `label` applies the seed 004 labels, `evaluate`
+gives every claim a verdict with its evidence, `repair` runs ladder steps (a) and (b), and
+`finish` re-checks, withholds what still BLOCKs and composes the answer or the honest
+"I don't know" (`dont_know`). `server.query.answer` calls them in order; the generator and
+the re-retrieval (ladder step (c)) are its business, not this module's.
+None is dropped silently: what the ladder changes or withholds is listed in `repairs`.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from time import perf_counter
 
 from server.core.contracts import (
     CheckCode,
@@ -29,7 +29,7 @@ from server.core.contracts import (
     RepairAction,
     Verdict,
 )
-from server.core.ports import Generator, SupportScorer
+from server.core.ports import SupportScorer
 from server.core.settings import Settings
 from server.query.generate.extractive import render
 from server.query.integrity import checks, injection, repair
@@ -39,7 +39,19 @@ from server.query.integrity.labels import apply_labels
 from server.query.integrity.live import LiveIndex
 from server.query.integrity.missing import missing_evidence
 
-__all__ = ["IDK", "Composed", "LiveIndex", "compose"]
+__all__ = [
+    "IDK",
+    "Composed",
+    "Context",
+    "Fenced",
+    "LiveIndex",
+    "dont_know",
+    "evaluate",
+    "fence",
+    "finish",
+    "label",
+    "repair_claims",
+]
 IDK = "I don't know: the indexed documents do not contain evidence that answers this question."
 
 
@@ -58,7 +70,9 @@ class Composed(Frozen):
 
 
 @dataclass(frozen=True)
-class _Ctx:
+class Context:
+    """What the checks read: the evidence shown to the generator, the live index, the scorer."""
+
     hits: dict[str, Hit]
     live: LiveIndex
     scorer: SupportScorer
@@ -79,7 +93,7 @@ class _Ctx:
         return bool(cited) and all(tag in h.chunk.tags for h in cited)
 
 
-def _evidence(slot: CitationSlot, ctx: _Ctx, findings: Sequence[CodeFinding]) -> str | None:
+def _evidence(slot: CitationSlot, ctx: Context, findings: Sequence[CodeFinding]) -> str | None:
     """The cited quote; the whole chunk when the quote itself is broken; None if invented."""
     hit = ctx.hits.get(slot.snippet_id)
     if hit is None:
@@ -88,12 +102,12 @@ def _evidence(slot: CitationSlot, ctx: _Ctx, findings: Sequence[CodeFinding]) ->
     return hit.chunk.text if broken else slot.quote
 
 
-def _support(claim: Claim, findings: list[CodeFinding], ctx: _Ctx) -> float | None:
+def _support(claim: Claim, findings: list[CodeFinding], ctx: Context) -> float | None:
     texts = [t for s in claim.citations if (t := _evidence(s, ctx, findings)) is not None]
     return max((ctx.scorer.support(claim.text, t) for t in texts), default=None)
 
 
-def _elsewhere(claim: Claim, ctx: _Ctx) -> tuple[str, float] | None:
+def _elsewhere(claim: Claim, ctx: Context) -> tuple[str, float] | None:
     """Best support by an uncited retrieved chunk, when no cited chunk supports the claim."""
     cited = {s.snippet_id for s in claim.citations}
     own = [ctx.hits[sid].chunk.text for sid in cited if sid in ctx.hits]
@@ -107,7 +121,7 @@ def _elsewhere(claim: Claim, ctx: _Ctx) -> tuple[str, float] | None:
     return max(scored, key=lambda p: p[1], default=None)
 
 
-def _judge(claim: Claim, cited: Sequence[Claim], ctx: _Ctx) -> ClaimVerdict:
+def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
     """Every per-claim check of SPEC 5.1, then the gate's verdict for this claim."""
     cfg = ctx.settings.integrity
     mine = [
@@ -131,8 +145,8 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: _Ctx) -> ClaimVerdict:
     return claim_verdict(claim, mine, score, supported, ctx.mode)
 
 
-def _evaluate(
-    claims: Sequence[Claim], answer: str, ctx: _Ctx
+def evaluate(
+    claims: Sequence[Claim], answer: str, ctx: Context
 ) -> tuple[list[ClaimVerdict], list[CodeFinding]]:
     """One verdict per claim, plus the findings tied to no claim (stray markers, no citations)."""
     shared = checks.check_markers(answer, claims)
@@ -151,17 +165,19 @@ def _evaluate(
     return verdicts, loose
 
 
-def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: float) -> Composed:
+def finish(
+    draft: Draft, question: str, ctx: Context, repairs: Sequence[Repair], ms: float
+) -> Composed:
     """Re-check the repaired claims, withhold what still BLOCKs, compose or fall back."""
     claims = renumber(draft.claims)
-    verdicts, _ = _evaluate(claims, render(claims), ctx)
+    verdicts, _ = evaluate(claims, render(claims), ctx)
     visible, withheld = repair.withhold(claims, verdicts)
     visible = renumber(visible)
-    shown_v, loose = _evaluate(visible, render(visible), ctx)
+    shown_v, loose = evaluate(visible, render(visible), ctx)
     by_id = {v.claim_id: v for v in (*verdicts, *shown_v)}
     blocked = [v for v in verdicts if v.verdict is Verdict.BLOCK]
     gate = gate_result([by_id[c.id] for c in visible] + blocked, loose, ctx.mode)
-    repairs = repairs + withheld
+    kept = [*repairs, *withheld]
     if not any(c.citations for c in visible):
         dropped = [
             Repair(
@@ -173,7 +189,7 @@ def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: f
             for c in visible
         ]
         hits = list(ctx.hits.values())
-        return _fallback(question, hits, ctx, draft.generator, repairs + dropped, ms, gate)
+        return dont_know(question, hits, ctx, draft.generator, [*kept, *dropped], ms, gate)
     return Composed(
         answer=render(visible),
         claims=tuple(visible),
@@ -184,22 +200,23 @@ def _finish(draft: Draft, question: str, ctx: _Ctx, repairs: list[Repair], ms: f
         ),
         fallback=False,
         gate=gate,
-        repairs=tuple(repairs),
+        repairs=tuple(kept),
         generator=draft.generator,
         generate_ms=ms,
     )
 
 
-def _fallback(
+def dont_know(
     question: str,
     hits: Sequence[Hit],
-    ctx: _Ctx,
+    ctx: Context,
     generator: str,
     repairs: Sequence[Repair],
     ms: float,
     gate: GateResult | None,
     absent_names: Sequence[str] = (),
 ) -> Composed:
+    """The honest "I don't know", with what would answer (`missing_evidence`)."""
     return Composed(
         answer=IDK,
         claims=(),
@@ -213,64 +230,18 @@ def _fallback(
     )
 
 
-def _regenerate(
-    question: str,
-    hits: Sequence[Hit],
-    draft: Draft,
-    verdicts: Sequence[ClaimVerdict],
-    ctx: _Ctx,
-    again: Callable[[str], Composed],
-    ms: float,
-) -> Composed:
-    """Ladder step (c): retrieve with an expanded query, regenerate, check it all again."""
-    expanded = repair.expand_query(question, hits)
-    composed = again(expanded)
-    note = Repair(
-        action=RepairAction.REGENERATE,
-        before=draft.answer,
-        after=composed.answer,
-        reason=f"{repair.unsupported_count(verdicts)} of {len(verdicts)} claims unsupported: "
-        f"retrieved again with the expanded query {expanded!r} and regenerated",
-    )
-    notes = tuple(Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes)
-    return composed.model_copy(
-        update={
-            "repairs": (*notes, note, *composed.repairs),
-            "generate_ms": ms + composed.generate_ms,
-        }
-    )
+class Fenced(Frozen):
+    """Hits split into evidence the generator may see and what addresses the model."""
+
+    clean: tuple[Hit, ...]
+    quarantine: dict[str, str]  # snippet_id -> what it says to the model
+    held: tuple[Repair, ...]  # one visible note per withheld chunk
 
 
-def _once_more(
-    question: str,
-    generator: Generator,
-    scorer: SupportScorer,
-    settings: Settings,
-    live: LiveIndex,
-    retrieve_again: Callable[[str], list[Hit]],
-    seed: int,
-    query: str,
-) -> Composed:
-    """`compose` over `retrieve_again(query)` with one regeneration round fewer."""
-    rounds = settings.integrity.max_regenerations - 1
-    fewer = settings.model_copy(
-        update={"integrity": settings.integrity.model_copy(update={"max_regenerations": rounds})}
-    )
-    return compose(
-        question,
-        retrieve_again(query),
-        generator=generator,
-        scorer=scorer,
-        settings=fewer,
-        live=live,
-        retrieve_again=retrieve_again,
-        seed=seed,
-    )
-
-
-def _quarantine(hits: Sequence[Hit], found: Mapping[str, str]) -> list[Repair]:
-    """One visible note per withheld chunk: where it is and what it says to the model."""
-    return [
+def fence(hits: Sequence[Hit], settings: Settings) -> Fenced:
+    """Hits that address the model (`injection.quarantined`) never reach the generator."""
+    found = injection.quarantined(hits) if settings.integrity.injection_guard else {}
+    held = tuple(
         Repair(
             action=RepairAction.QUARANTINE,
             before=h.chunk.text,
@@ -280,66 +251,27 @@ def _quarantine(hits: Sequence[Hit], found: Mapping[str, str]) -> list[Repair]:
         )
         for h in hits
         if h.chunk.snippet_id in found
-    ]
+    )
+    clean = tuple(h for h in hits if h.chunk.snippet_id not in found)
+    return Fenced(clean=clean, quarantine=found, held=held)
 
 
-def compose(
-    question: str,
-    hits: Sequence[Hit],
-    *,
-    generator: Generator,
-    scorer: SupportScorer,
-    settings: Settings,
-    live: LiveIndex,
-    retrieve_again: Callable[[str], list[Hit]],
-    seed: int = 0,
-    absent_names: Sequence[str] = (),
-) -> Composed:
-    """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
-
-    `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder;
-    `absent_names`, when that refusal was for names no readable passage mentions, are
-    named in its missing evidence.
-    Hits that address the model (`injection.quarantined`) never reach the generator; each
-    is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
-    `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
-    """
-    found = injection.quarantined(hits) if settings.integrity.injection_guard else {}
-    clean = [h for h in hits if h.chunk.snippet_id not in found]
-    ctx = _Ctx({h.chunk.snippet_id: h for h in clean}, live, scorer, settings, found)
-    held = _quarantine(hits, found)
-    if not clean:
-        return _fallback(question, hits, ctx, generator.name, held, 0.0, None, absent_names)
-    composed = _compose(question, clean, ctx, generator, retrieve_again, seed)
-    if not held:
-        return composed
-    return composed.model_copy(update={"repairs": (*held, *composed.repairs)})
+def context(fenced: Fenced, live: LiveIndex, scorer: SupportScorer, settings: Settings) -> Context:
+    """The checks' view of one round's evidence."""
+    hits = {h.chunk.snippet_id: h for h in fenced.clean}
+    return Context(hits, live, scorer, settings, fenced.quarantine)
 
 
-def _compose(
-    question: str,
-    hits: Sequence[Hit],
-    ctx: _Ctx,
-    generator: Generator,
-    retrieve_again: Callable[[str], list[Hit]],
-    seed: int,
-) -> Composed:
-    """`compose` over the hits that are not quarantined (at least one)."""
-    settings, scorer, live = ctx.settings, ctx.scorer, ctx.live
-    t0 = perf_counter()
-    draft = generator.generate(question, hits, seed=seed)
-    ms = (perf_counter() - t0) * 1000
-    draft = draft.model_copy(update={"claims": apply_labels(draft.claims, ctx.foundational)})
-    verdicts, _ = _evaluate(draft.claims, draft.answer, ctx)
-    if settings.integrity.max_regenerations > 0 and repair.needs_regeneration(verdicts):
-        again = functools.partial(
-            _once_more, question, generator, scorer, settings, live, retrieve_again, seed
-        )
-        return _regenerate(question, hits, draft, verdicts, ctx, again, ms)
+def label(draft: Draft, ctx: Context) -> Draft:
+    """The draft with the seed 004 labels, applied before the checks run."""
+    return draft.model_copy(update={"claims": apply_labels(draft.claims, ctx.foundational)})
+
+
+def repair_claims(
+    draft: Draft, verdicts: Sequence[ClaimVerdict], ctx: Context
+) -> tuple[Draft, list[Repair]]:
+    """Ladder steps (a) substitute and (b) strip, for every claim its citation fails."""
     claims, repairs = repair.substitute_or_strip(
-        draft.claims, verdicts, ctx.hits, scorer, ctx.threshold
+        draft.claims, verdicts, ctx.hits, ctx.scorer, ctx.threshold
     )
-    notes = [Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes]
-    return _finish(
-        draft.model_copy(update={"claims": tuple(claims)}), question, ctx, notes + repairs, ms
-    )
+    return draft.model_copy(update={"claims": tuple(claims)}), repairs
