@@ -7,16 +7,14 @@
 
 from __future__ import annotations
 
-import threading
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import RequestResponseEndpoint
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,46 +22,23 @@ from server.core.errors import CitegateError, InputError, TooLargeError
 from server.core.ports import Ingestor
 from server.core.settings import Settings
 from server.query.answer import Engine
-from server.query.audit import TraceStore
+from server.service import routes
 from server.service.auth import load_keys
+from server.service.state import AppState, Metrics
 
-
-@dataclass
-class Metrics:
-    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
-
-    def __post_init__(self) -> None:
-        self.requests = Counter(
-            "citegate_requests_total", "HTTP requests", ["route", "status"], registry=self.registry
-        )
-        self.stage = Histogram(
-            "citegate_stage_seconds", "time per query stage", ["stage"], registry=self.registry
-        )
-        self.verdicts = Counter(
-            "citegate_gate_verdicts_total", "gate verdicts", ["verdict"], registry=self.registry
-        )
-
-
-@dataclass
-class AppState:
-    settings: Settings
-    build_engine: Callable[[Settings], Engine]
-    build_ingestor: Callable[[Engine], Ingestor]
-    engine: Engine | None = None
-    ingestor: Ingestor | None = None
-    error: str | None = None
-    metrics: Metrics = field(default_factory=Metrics)
-    write_lock: threading.Lock = field(default_factory=threading.Lock)
-    keys: dict[str, object] = field(default_factory=dict)
-
-    _traces: TraceStore | None = None
-
-    @property
-    def traces(self) -> TraceStore:
-        """Opened on first use (creates the tables once), then reused for every request."""
-        if self._traces is None:
-            self._traces = TraceStore(self.settings.data_dir / self.settings.service.traces_db)
-        return self._traces
+__all__ = ["AppState", "Metrics", "StreamedBodyLimit", "create_app"]
+log = logging.getLogger("citegate.service")
+# Error codes of the envelope for HTTP errors raised by Starlette/FastAPI themselves.
+_HTTP_CODES = {
+    400: "bad_input",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "bad_input",
+}
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -117,9 +92,57 @@ class StreamedBodyLimit:
 
 
 def _error_response(exc: CitegateError) -> JSONResponse:
-    return JSONResponse(
-        status_code=exc.http_status, content={"error": exc.code, "message": str(exc)}
+    return _envelope(exc.http_status, exc.code, str(exc))
+
+
+def _envelope(status: int, code: str, message: str) -> JSONResponse:
+    """Every error the service answers: `{"error": code, "message": what to do}`."""
+    return JSONResponse(status_code=status, content={"error": code, "message": message})
+
+
+def _http_message(exc: StarletteHTTPException) -> str:
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if exc.status_code == 400:
+        return f"{detail}: send well-formed JSON, or multipart/form-data with its boundary"
+    if exc.status_code == 404:
+        return f"{detail}: no such route; the routes are listed at /docs"
+    return detail
+
+
+async def _citegate_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, CitegateError)
+    return _error_response(exc)
+
+
+async def _http_error(_: Request, exc: Exception) -> Response:
+    """Starlette's and FastAPI's own HTTPExceptions (unknown route, unparseable body, ...)."""
+    assert isinstance(exc, StarletteHTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    response = _envelope(exc.status_code, code, _http_message(exc))
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def _validation(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return _error_response(
+        InputError(f"invalid request at {where}: {first.get('msg', 'malformed body')}")
     )
+
+
+async def _unexpected(_: Request, exc: Exception) -> Response:
+    log.exception("unhandled error", exc_info=exc)
+    return _envelope(500, "internal_error", "internal error; the server log has the details")
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    """Every error, ours or the framework's, answers with the `{"error", "message"}` envelope."""
+    app.add_exception_handler(CitegateError, _citegate_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation)
+    app.add_exception_handler(Exception, _unexpected)
 
 
 def create_app(
@@ -158,17 +181,7 @@ def create_app(
     )
     app.state.citegate = state
 
-    @app.exception_handler(CitegateError)
-    async def _citegate_error(_: Request, exc: CitegateError) -> JSONResponse:
-        return _error_response(exc)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return _error_response(
-            InputError(f"invalid request at {where}: {first.get('msg', 'malformed body')}")
-        )
+    _install_error_handlers(app)
 
     @app.middleware("http")
     async def _limits(request: Request, call_next: RequestResponseEndpoint) -> Response:
@@ -193,16 +206,11 @@ def create_app(
                 },
             )
         response = await call_next(request)
-        state.metrics.requests.labels(
-            request.url.path.split("/")[2]
-            if request.url.path.startswith("/v1/")
-            else request.url.path,
-            str(response.status_code),
-        ).inc()
+        route = request.scope.get("route")
+        template = getattr(route, "path", None) if route is not None else None
+        state.metrics.requests.labels(template or "unmatched", str(response.status_code)).inc()
         return response
 
     app.add_middleware(StreamedBodyLimit, max_bytes=settings.service.max_body_bytes)
-    from server.service import routes
-
-    routes.install(app, state, web_dir=Path(__file__).parent / "web")
+    routes.install(app)
     return app

@@ -6,6 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from server.core.contracts import Answer, Citation, GateResult, TraceRow
+
+MODEL_ID = "citegate"  # the model id `/v1/models` lists and chat answers as by default
+
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -19,11 +23,18 @@ class ChatMessage(BaseModel):
     content: str | list[dict[str, object]] | None = None
 
 
+class StreamOptions(BaseModel):
+    """OpenAI's `stream_options`: `include_usage` adds a final chunk with `usage`."""
+
+    include_usage: bool = False
+
+
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
-    model: str = "citegate"
+    model: str = MODEL_ID
     messages: list[ChatMessage] = Field(min_length=1, max_length=200)
     stream: bool = False
+    stream_options: StreamOptions | None = None
 
 
 class DocumentOut(BaseModel):
@@ -56,3 +67,72 @@ class DeletedOut(BaseModel):
 
     doc_id: str
     chunks_removed: int
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatMessageOut(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int
+    finish_reason: Literal["stop"]
+    message: ChatMessageOut
+
+
+class ChatCompletion(BaseModel):
+    """`POST /v1/chat/completions` (not streamed): OpenAI's shape plus the checked citations."""
+
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: Usage
+    citations: list[Citation]
+    gate: GateResult
+    fallback: bool
+    trace_id: str
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = "citegate"
+
+
+class ModelList(BaseModel):
+    """`GET /v1/models`: the one model this server answers as."""
+
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+class TraceOut(BaseModel):
+    """`GET /v1/traces/{trace_id}`: the stored Answer and its `rag_traces` rows."""
+
+    answer: Answer
+    rows: list[TraceRow]
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class Ready(BaseModel):
+    """`GET /readyz`; `llm` is null unless the LLM generator is configured."""
+
+    status: Literal["ready"] = "ready"
+    store: str
+    chunks: int
+    index_hash: str | None
+    embed_model: str
+    generator: str
+    llm: Literal["ok", "degraded"] | None = None

@@ -26,3 +26,6 @@ class GenerationSettings(BaseModel):
     redundant_overlap: float = Field(
         ge=0.0, le=1.0, description="content-word Jaccard above which a sentence repeats one"
     )
+    llm_offered: int = Field(
+        gt=0, description="reranked snippets shown to the LLM, the enum of its citation ids"
+    )

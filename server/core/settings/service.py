@@ -15,3 +15,11 @@ class ServiceSettings(BaseModel):
     max_body_bytes: int = Field(gt=0, description="larger request bodies get 413")
     max_question_chars: int = Field(gt=0, description="longer questions get 422")
     traces_db: str = Field(description="SQLite file name under data_dir for rag_traces")
+    llm_timeout_s: float = Field(gt=0, description="seconds per LLM request")
+    llm_max_retries: int = Field(
+        ge=0, le=5, description="openai client retries on 408/409/429/5xx and connection errors"
+    )
+    llm_probe_timeout_s: float = Field(
+        gt=0, description="seconds /readyz waits for the LLM endpoint's GET /models"
+    )
+    llm_probe_cache_s: float = Field(ge=0, description="seconds a readiness probe is reused")

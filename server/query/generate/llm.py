@@ -6,13 +6,20 @@ model cannot run to `max_tokens` or name an id it was not shown. Quotes are mapp
 exact spans of the cited chunk; one that cannot be found keeps its slot (the checker then
 reports `quote_not_verbatim`): nothing is dropped silently. A cut (`finish_reason ==
 "length"`) or invalid JSON is retried once, then the extractive generator answers with a
-visible note. An unreachable endpoint raises LLMUnavailableError (HTTP 503).
+visible note. Rate limits and 5xx are retried by the openai client itself
+(`service.llm_max_retries`, each attempt bounded by `service.llm_timeout_s`); an endpoint
+still unreachable after that is answered by the extractive generator too, with the note
+`UNREACHABLE` (the gate reports it as `llm_unavailable`). `reachable()` is the cheap,
+cached probe `/readyz` reports.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +29,8 @@ from server.core.ports import Generator
 from server.core.settings import Settings
 from server.query.generate.extractive import render
 
-OFFERED = 5  # snippets shown to the model: keeps prompts short for small local models
+log = logging.getLogger("citegate.llm")
+UNREACHABLE = "LLM endpoint unreachable: answered by the extractive generator"
 LABELS = {
     ClaimType.GENERAL_KNOWLEDGE: "[general knowledge]",
     ClaimType.SELF_KNOWLEDGE: "[foundational knowledge]",
@@ -132,10 +140,17 @@ class LLMGenerator:
         fallback: Generator,
         max_claims: int,
         base_url: str,
+        offered: int,
         max_tokens: int = 700,
+        probe_timeout_s: float = 2.0,
+        probe_cache_s: float = 5.0,
     ) -> None:
         self._client, self._model, self._fallback = client, model, fallback
         self._max_claims, self._max_tokens, self._url = max_claims, max_tokens, base_url
+        self._offered = offered
+        self._probe_timeout, self._probe_cache = probe_timeout_s, probe_cache_s
+        self._probed: tuple[float, bool] | None = None  # (monotonic time, reachable)
+        self._probe_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings, *, fallback: Generator) -> LLMGenerator:
@@ -146,8 +161,8 @@ class LLMGenerator:
         client = openai.OpenAI(
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key or "none",
-            timeout=120,
-            max_retries=0,
+            timeout=settings.service.llm_timeout_s,
+            max_retries=settings.service.llm_max_retries,
         )
         return cls(
             client,
@@ -155,11 +170,30 @@ class LLMGenerator:
             fallback=fallback,
             max_claims=settings.integrity.max_claims,
             base_url=settings.llm_base_url,
+            offered=settings.generation.llm_offered,
+            probe_timeout_s=settings.service.llm_probe_timeout_s,
+            probe_cache_s=settings.service.llm_probe_cache_s,
         )
 
     @property
     def name(self) -> str:
         return f"llm:{self._model}"
+
+    def reachable(self) -> bool:
+        """Whether the endpoint answers `GET /models` within the probe timeout; the result
+        is reused for `probe_cache_s` seconds (readiness is polled often)."""
+        with self._probe_lock:
+            now = time.monotonic()
+            if self._probed is not None and now - self._probed[0] < self._probe_cache:
+                return self._probed[1]
+            try:
+                quick = self._client.with_options(timeout=self._probe_timeout, max_retries=0)
+                quick.models.list()
+                ok = True
+            except Exception:  # any failure to answer the probe is "not reachable"
+                ok = False
+            self._probed = (time.monotonic(), ok)
+            return ok
 
     def _call(
         self, question: str, offered: Sequence[Hit], seed: int
@@ -204,10 +238,15 @@ class LLMGenerator:
         return (data, "") if isinstance(data, dict) else (None, "the model's JSON is not an object")
 
     def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft:
-        offered = list(hits[:OFFERED])
+        offered = list(hits[: self._offered])
         problem = ""
         for _attempt in range(2):  # one retry, then the extractive fallback
-            data, problem = self._call(question, offered, seed)
+            try:
+                data, problem = self._call(question, offered, seed)
+            except LLMUnavailableError as exc:  # the client's own retries are spent
+                log.warning("%s", exc)  # the endpoint's address stays in the server log
+                draft = self._fallback.generate(question, hits, seed=seed)
+                return draft.model_copy(update={"notes": (*draft.notes, UNREACHABLE)})
             if data is not None:
                 try:
                     claims = to_claims(data, {h.chunk.snippet_id: h for h in offered})

@@ -15,7 +15,7 @@ from server.core.errors import LLMUnavailableError
 from server.core.settings import load_settings
 from server.query.answer import generate_verified as compose
 from server.query.generate.extractive import ExtractiveGenerator
-from server.query.generate.llm import LLMGenerator, schema
+from server.query.generate.llm import UNREACHABLE, LLMGenerator, schema
 from tests.fakes import HashEmbedder
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, LIVE, WordOverlapScorer
 
@@ -40,23 +40,23 @@ def reply(content: str, finish: str = "stop") -> dict[str, object]:
 
 
 def generator(
-    handler: Callable[[httpx.Request], httpx.Response],
+    handler: Callable[[httpx.Request], httpx.Response], retries: int = 0, offered: int = 5
 ) -> tuple[LLMGenerator, list[dict[str, object]]]:
     seen: list[dict[str, object]] = []
 
     def record(request: httpx.Request) -> httpx.Response:
-        seen.append(json.loads(request.content))
+        seen.append(json.loads(request.content) if request.content else {})
         return handler(request)
 
     client = openai.OpenAI(
         base_url="http://llm.test/v1",
         api_key="k",
-        max_retries=0,
+        max_retries=retries,
         http_client=httpx.Client(transport=httpx.MockTransport(record)),  # type: ignore[arg-type]  # openai types httpx2; httpx works at run time
     )
     fallback = ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3)
     return LLMGenerator(
-        client, "m", fallback=fallback, max_claims=3, base_url="http://llm.test/v1"
+        client, "m", fallback=fallback, max_claims=3, base_url="http://llm.test/v1", offered=offered
     ), seen
 
 
@@ -110,13 +110,48 @@ def test_cut_output_is_retried_once() -> None:
     assert gen.generate("q", HITS).claims == () and len(seen) == 2
 
 
-def test_endpoint_down_is_llm_unavailable() -> None:
+def test_endpoint_down_answers_extractively_with_a_note() -> None:
     def down(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
     gen, _ = generator(down)
+    draft = gen.generate("How often are keys rotated?", HITS)
+    assert draft.generator == "extractive" and draft.notes[-1] == UNREACHABLE
+    assert "llm.test" not in " ".join(draft.notes)  # the endpoint's address stays in the log
     with pytest.raises(LLMUnavailableError, match=r"llm\.test"):
-        gen.generate("q", HITS)
+        gen._call("q", HITS, 0)
+    assert gen.reachable() is False
+
+
+def test_rate_limits_are_retried_by_the_client_within_its_budget() -> None:
+    good = json.dumps({"claims": []})
+    answers = iter(
+        [httpx.Response(429, json={"error": "slow down"}), httpx.Response(200, json=reply(good))]
+    )
+    gen, seen = generator(lambda r: next(answers), retries=1)
+    draft = gen.generate("q", HITS)
+    assert draft.generator == "llm:m" and len(seen) == 2
+    always = generator(lambda r: httpx.Response(503, json={"error": "down"}), retries=1)
+    draft = always[0].generate("How often are keys rotated?", HITS)
+    assert len(always[1]) == 2 and draft.notes[-1] == UNREACHABLE  # 1 try + 1 retry, no more
+
+
+def test_offered_ids_follow_the_setting_and_the_probe_is_cached() -> None:
+    gen, seen = generator(
+        lambda r: httpx.Response(200, json=reply(json.dumps({"claims": []}))), offered=1
+    )
+    gen.generate("q", HITS)
+    enum = seen[0]["response_format"]["json_schema"]["schema"]["properties"]["claims"]["items"]  # type: ignore[index]
+    assert enum["properties"]["citations"]["items"]["properties"]["snippet_id"]["enum"] == [
+        "keys-a"
+    ]
+    models = {
+        "object": "list",
+        "data": [{"id": "m", "object": "model", "created": 0, "owned_by": "x"}],
+    }
+    probed, calls = generator(lambda r: httpx.Response(200, json=models))
+    assert probed.reachable() is True and probed.reachable() is True and len(calls) == 1
+    assert load_settings().generation.llm_offered == 5
 
 
 def test_an_invented_quote_is_caught_by_the_checker() -> None:
@@ -158,6 +193,7 @@ def test_real_smollm2_output_is_structured_and_policed() -> None:
             fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
             max_claims=3,
             base_url=url,
+            offered=5,
             max_tokens=400,
         )
         draft = gen.generate("How often is the signing key rotated?", HITS)
