@@ -51,9 +51,13 @@ class DenseCosineScorer:
         return f"dense-cosine*{self._w:g}+fused:{self._embedder.model_id}"
 
     def _query(self, query: str) -> list[float]:
-        if self._last is None or self._last[0] != query:
-            self._last = (query, self._embedder.embed_query(query))
-        return self._last[1]
+        """The query's vector, reused for the same query; read and replaced as one tuple in
+        a local, so a concurrent request can never hand this one its vector."""
+        last = self._last
+        if last is None or last[0] != query:
+            last = (query, self._embedder.embed_query(query))
+            self._last = last
+        return last[1]
 
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         vectors = self._store.dense_vectors([h.chunk.snippet_id for h in hits])

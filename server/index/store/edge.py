@@ -105,7 +105,8 @@ class EdgeStore(c.LiveReads):
         )
 
     def live_revs(self) -> Mapping[str, str]:
-        return self._live
+        """A copy: `put_doc` and `delete_doc` mutate the registry while requests read it."""
+        return dict(self._live)
 
     def _filter(self, kind: str, snippet_ids: Sequence[str] | None = None) -> Any:
         must = [_match(c.KIND, kind)]

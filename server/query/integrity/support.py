@@ -116,11 +116,15 @@ class FeatureSupportScorer:
         return f"feature-logistic:{self._embedder.model_id}"
 
     def _vec(self, text: str) -> list[float]:
-        if text not in self._cache:
+        """Cached embedding; the vector is returned from a local, never re-read from the
+        cache another request may have cleared in between."""
+        vec = self._cache.get(text)
+        if vec is None:
+            vec = self._embedder.embed_documents([text])[0]
             if len(self._cache) > 4096:
                 self._cache.clear()
-            self._cache[text] = self._embedder.embed_documents([text])[0]
-        return self._cache[text]
+            self._cache[text] = vec
+        return vec
 
     def support(self, claim: str, evidence: str) -> float:
         f = features(claim, evidence, self._vec(claim), self._vec(evidence))

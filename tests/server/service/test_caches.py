@@ -1,0 +1,118 @@
+"""Caches shared by concurrent requests (the service answers in a thread pool): many threads
+at once must each get their own values, and never an error."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from server.core.contracts import DocRecord
+from server.core.settings import load_settings
+from server.index.store import open_store
+from server.query.integrity.support import FeatureSupportScorer, SupportModel
+from server.query.rerank import DenseCosineScorer
+from tests.fakes import HashEmbedder
+
+THREADS, ROUNDS = 16, 200
+
+
+@pytest.fixture(autouse=True)
+def _switch_often() -> Iterator[None]:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # interleave the threads as much as the interpreter allows
+    yield
+    sys.setswitchinterval(before)
+
+
+def _hammer(work: Callable[[int], None]) -> None:
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        list(pool.map(work, range(THREADS * ROUNDS)))
+
+
+class _Interleaved(DenseCosineScorer):
+    """Another request's `_query("other")` runs right after this one stores its vector: the
+    thread switch that handed one request another's vector, made deterministic."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        if name == "_last" and isinstance(value, tuple) and value[0] == "mine":
+            self._query("other")
+
+
+def test_the_reranker_never_hands_one_request_another_requests_query_vector() -> None:
+    scorer = _Interleaved(HashEmbedder(dim=64), store=None)  # type: ignore[arg-type]  # _query only
+    assert scorer._query("mine") == HashEmbedder(dim=64).embed_query("mine")
+    wrong: list[int] = []
+
+    def work(i: int) -> None:  # and many threads at once
+        query = f"question number {i % THREADS}"
+        if plain._query(query) != HashEmbedder(dim=64).embed_query(query):
+            wrong.append(i)
+
+    plain = DenseCosineScorer(HashEmbedder(dim=64), store=None)  # type: ignore[arg-type]
+    _hammer(work)
+    assert not wrong
+
+
+class _ClearedByAnother(dict[str, list[float]]):
+    """Another request clears the cache right after this one stored its vector."""
+
+    def __setitem__(self, key: str, value: list[float]) -> None:
+        super().__setitem__(key, value)
+        self.clear()
+
+
+def test_the_support_scorer_cache_survives_clear_under_concurrency() -> None:
+    model = SupportModel(
+        intercept=0.0,
+        weights=dict.fromkeys(
+            ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage"), 1.0
+        ),
+        origin="test",
+    )
+    scorer = FeatureSupportScorer(HashEmbedder(dim=16), model)
+    scorer._cache = _ClearedByAnother()
+    assert scorer._vec("text") == HashEmbedder(dim=16).embed_documents(["text"])[0]  # no KeyError
+    scorer = FeatureSupportScorer(HashEmbedder(dim=16), model)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:  # and many threads at once
+        try:
+            for j in range(30):  # distinct texts: the 4096-entry cache clears again and again
+                scorer._vec(f"text {i} {j}")
+        except KeyError as exc:
+            errors.append(exc)
+
+    _hammer(work)
+    assert not errors
+
+
+def test_live_revs_is_a_snapshot_put_doc_does_not_change(tmp_path: Path) -> None:
+    from tests.server.index.store.test_contract import IDENTITY
+
+    store = open_store(load_settings(data_dir=tmp_path), IDENTITY)
+    try:
+        before = store.live_revs()
+        now = datetime.now(UTC)
+        store.put_doc(
+            DocRecord(
+                doc_id="d1",
+                rev="r1",
+                source_url="d1",
+                path="d1",
+                title="d1",
+                content_hash="h",
+                chunks=0,
+                updated_at=now,
+                ingested_at=now,
+                text="",
+            )
+        )
+        assert "d1" not in before and store.live_revs()["d1"] == "r1"
+    finally:
+        store.close()
