@@ -214,6 +214,7 @@ class CheckCode(StrEnum):
     NEW_FACT_IN_REASONING = "new_fact_in_reasoning"
     LABEL_MISSING = "label_missing"
     INJECTED_INSTRUCTION = "injected_instruction"
+    LLM_UNAVAILABLE = "llm_unavailable"  # the LLM endpoint was down: extractive answered
 
 
 class Verdict(StrEnum):
