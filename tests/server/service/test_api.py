@@ -209,3 +209,106 @@ def test_two_uploads_at_the_same_moment_both_finish(client: TestClient) -> None:
         codes = list(pool.map(upload, [1, 2]))
     assert codes == [200, 200]
     assert client.get("/healthz").status_code == 200
+
+
+def test_framework_errors_use_the_envelope_and_no_input_gets_a_5xx(client: TestClient) -> None:
+    json_h = {**auth("usr"), "Content-Type": "application/json"}
+    bad_utf8 = client.post("/v1/ask", content=b'{"question": "\xff\xfe"}', headers=json_h)
+    deep = client.post("/v1/ask", content=b"[" * 100_000 + b"]" * 100_000, headers=json_h)
+    no_boundary = client.post(
+        "/v1/ingest",
+        content=b"--x\r\n",
+        headers={**auth("adm"), "Content-Type": "multipart/form-data"},
+    )
+    unknown = client.get("/v1/nowhere", headers=auth("usr"))
+    wrong_method = client.put("/v1/ask", headers=auth("usr"))
+    for r in (bad_utf8, deep, no_boundary, unknown, wrong_method):
+        assert 400 <= r.status_code < 500, r.text
+        assert set(r.json()) == {"error", "message"}, r.text
+    assert unknown.status_code == 404 and wrong_method.status_code == 405
+
+
+def test_an_unauthorized_caller_gets_401_or_403_before_the_body_is_validated(
+    client: TestClient,
+) -> None:
+    empty = client.post("/v1/ingest", headers=auth("usr"))  # was a 422 about `files`
+    assert empty.status_code == 403 and empty.json()["error"] == "forbidden"
+    junk = client.post(
+        "/v1/ask", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert junk.status_code == 401
+
+
+def test_metrics_are_labelled_by_route_template(client: TestClient) -> None:
+    for sid in ("a", "b", "c"):
+        client.get(f"/v1/snippets/{sid}", headers=auth("usr"))
+    client.get("/no/such/path/1")
+    metrics = client.get("/metrics").text
+    assert 'route="/v1/snippets/{snippet_id}",status="404"' in metrics
+    assert 'route="unmatched"' in metrics and "/v1/snippets/a" not in metrics
+
+
+def test_models_usage_and_the_usage_chunk(client: TestClient) -> None:
+    models = client.get("/v1/models", headers=auth("usr")).json()
+    assert [m["id"] for m in models["data"]] == ["citegate"] and models["object"] == "list"
+    oa = openai.OpenAI(base_url="http://testserver/v1", api_key="usr", http_client=client)
+    assert [m.id for m in oa.models.list()] == ["citegate"]
+    reply = oa.chat.completions.create(
+        model="citegate", messages=[{"role": "user", "content": QUESTION}]
+    )
+    assert reply.usage is not None and reply.usage.prompt_tokens > 0
+    assert reply.usage.total_tokens == reply.usage.prompt_tokens + reply.usage.completion_tokens
+    chunks = list(
+        oa.chat.completions.create(
+            model="citegate",
+            stream=True,
+            stream_options={"include_usage": True},
+            messages=[{"role": "user", "content": QUESTION}],
+        )
+    )
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert chunks[-1].usage.prompt_tokens == reply.usage.prompt_tokens
+
+
+def test_llm_down_answers_extractively_and_readyz_says_degraded(tmp_path: Path) -> None:
+    settings = load_settings(
+        data_dir=tmp_path / "data",
+        api_keys=KEYS,
+        retrieval={"min_rerank_score": 0.05},
+        generator="llm",
+        llm_base_url="http://127.0.0.1:9/v1",  # nothing listens on the discard port
+        llm_model="m",
+        service={"llm_max_retries": 0, "llm_timeout_s": 2},
+    )
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
+    with TestClient(app) as c:
+        r = c.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr"))
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["generator"] == "extractive" and body["citations"]
+        assert any("LLM endpoint unreachable" in rep["reason"] for rep in body["repairs"])
+        chat = c.post(
+            "/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": QUESTION}]},
+            headers=auth("usr"),
+        )
+        assert chat.status_code == 200, chat.text
+        ready = c.get("/readyz").json()
+        assert ready["status"] == "ready" and ready["llm"] == "degraded"
+
+
+@pytest.mark.xfail(reason="needs the compose/answer change in the report", strict=False)
+def test_llm_down_is_named_in_the_gate_codes(tmp_path: Path) -> None:
+    settings = load_settings(
+        data_dir=tmp_path / "data",
+        api_keys=KEYS,
+        retrieval={"min_rerank_score": 0.05},
+        generator="llm",
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model="m",
+        service={"llm_max_retries": 0, "llm_timeout_s": 2},
+    )
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
+    with TestClient(app) as c:
+        body = c.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr")).json()
+        assert "llm_unavailable" in {f["code"] for f in body["gate"]["codes"]}
