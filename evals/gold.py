@@ -9,7 +9,6 @@ character span of a gold quote (found by exact search in the normalised text).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,10 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ingest.loaders import normalise
 from server.core.errors import InputError
-
-_HEADING = re.compile(
-    r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[\w-]+[ \t]*\})?[ \t]*$", re.MULTILINE
-)
+from server.core.markdown import section_bounds
 
 
 class GoldRef(BaseModel):
@@ -63,14 +59,6 @@ class GoldSpan:
     end: int
     section_start: int
     section_end: int
-
-
-def section_bounds(text: str, pos: int) -> tuple[int, int]:
-    """The span of the Markdown section containing `pos` (heading to the next heading)."""
-    starts = [m.start() for m in _HEADING.finditer(text)]
-    lo = max((s for s in starts if s <= pos), default=0)
-    hi = min((s for s in starts if s > pos), default=len(text))
-    return lo, hi
 
 
 def resolve(item: GoldItem, corpus: Path) -> list[GoldSpan]:

@@ -39,6 +39,7 @@ from evals.llm_catch import endpoint
 from evals.runner import prepare
 from ingest.chunks import spans_of
 from ingest.loaders import load_file, normalise
+from server.core import markdown
 from server.core.contracts import Answer
 from server.core.settings import Settings, load_settings
 from server.query.answer import Engine, answer
@@ -46,8 +47,6 @@ from server.query.integrity.injection import instruction_in
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 POSITIONS = ("start", "middle", "end")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -98,16 +97,14 @@ def load_attacks(data: Path = DATA) -> list[Attack]:
 
 def boundaries(text: str) -> list[int]:
     """Offsets where a new paragraph may start: after a blank line, outside code fences."""
-    body = m.end() if (m := _FRONT.match(text)) else 0
-    out, pos, fence = [], 0, False
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        pos += len(line)
-        if _FENCE.match(line):
-            fence = not fence
-        blank = not line.strip()
-        next_ok = i + 1 < len(lines) and lines[i + 1].strip() and not lines[i + 1].startswith("#")
-        if pos > body and blank and not fence and next_ok:
+    body = markdown.body_start(text)
+    out, pos = [], 0
+    rows = list(markdown.lines(text))
+    for i, (start, line, code) in enumerate(rows):
+        pos = start + len(line)
+        following = rows[i + 1][1] if i + 1 < len(rows) else ""
+        next_ok = following.strip() and not following.startswith("#")
+        if pos > body and not line.strip() and not code and next_ok:
             out.append(pos)
     return out
 
@@ -126,7 +123,7 @@ def title_of(text: str, path: Path) -> str:
     """The page's first `#` heading without anchors or markup, else its file name."""
     for line in text.splitlines():
         if line.startswith("# "):
-            title = re.sub(r"\{\s*#[\w-]+\s*\}", "", line[2:])
+            title = markdown.ANCHOR.sub("", line[2:])
             return re.sub(r"[`*]", "", title).strip()
     return path.stem.replace("-", " ")
 

@@ -20,12 +20,10 @@ from pathlib import Path
 
 from evals.gold import GoldItem, GoldRef, load_gold, resolve
 from ingest.loaders import front_matter, normalise
+from server.core import markdown
 from server.core.contracts import ClaimType
 from server.core.errors import InputError
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[\w-]+[ \t]*\})?[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^>]+>")
 _MARKUP = re.compile(r"[`*\"“”]")
@@ -48,20 +46,13 @@ def plain(heading: str) -> str:
 
 
 def headings(text: str) -> list[Heading]:
-    """Headings of a normalised Markdown text in order; `#` lines in code fences are skipped."""
+    """Headings of a normalised Markdown text in order, as the chunker sees them
+    (`server.core.markdown`), after the front-matter title."""
     found: list[Heading] = []
     title = front_matter(text).get("title")
     if isinstance(title, str):
         found.append(Heading(0, 0, plain(title)))
-    body_start = m.end() if (m := _FRONT.match(text)) else 0
-    in_fence, pos = False, 0
-    for line in text.splitlines(keepends=True):
-        if pos >= body_start:
-            if _FENCE.match(line):
-                in_fence = not in_fence
-            elif not in_fence and (h := _HEADING.match(line.rstrip("\n"))):
-                found.append(Heading(pos, len(h.group(1)), plain(h.group(2))))
-        pos += len(line)
+    found += [Heading(h.start, h.level, plain(h.text)) for h in markdown.headings(text)]
     return found
 
 

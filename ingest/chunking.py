@@ -14,11 +14,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\})?[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+from server.core.markdown import FENCE, body_start, headings, slugify
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])")
-_SLUG = re.compile(r"[^a-z0-9]+")
 
 Count = Callable[[str], int]  # word-pieces of a text, special tokens included
 Pieces = Callable[[str], list[tuple[int, int]]]  # character spans of its word-pieces
@@ -45,33 +43,18 @@ class Span:
     page: int | None = None
 
 
-def slugify(text: str) -> str:
-    """`Use CORSMiddleware!` -> `use-corsmiddleware`."""
-    return _SLUG.sub("-", text.lower()).strip("-") or "section"
-
-
 def doc_root(path: str) -> str:
     """The section id prefix of a document: its path without the extension."""
     return path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
 
 
 def markdown_sections(text: str, root: str) -> list[Section]:
-    """Sections of a Markdown text; `#` lines inside code fences are not headings."""
-    body_start = m.end() if (m := _FRONT.match(text)) else 0
-    marks: list[tuple[int, str]] = [(body_start, root)]
+    """Sections of a Markdown text (`server.core.markdown.headings`: not inside code fences)."""
+    marks: list[tuple[int, str]] = [(body_start(text), root)]
     path: list[tuple[int, str]] = []
-    in_fence, pos = False, 0
-    for line in text.splitlines(keepends=True):
-        if pos >= body_start:
-            if _FENCE.match(line):
-                in_fence = not in_fence
-            elif not in_fence and (h := _HEADING.match(line.rstrip("\n"))):
-                level = len(h.group(1))
-                path = [p for p in path if p[0] < level] + [
-                    (level, h.group(3) or slugify(h.group(2)))
-                ]
-                marks.append((pos, "/".join([root, *(s for _, s in path)])))
-        pos += len(line)
+    for h in headings(text):
+        path = [p for p in path if p[0] < h.level] + [(h.level, h.anchor or slugify(h.text))]
+        marks.append((h.start, "/".join([root, *(s for _, s in path)])))
     bounds = [*(s for s, _ in marks[1:]), len(text)]
     return [
         Section(sid, start, end)
@@ -102,7 +85,7 @@ def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Paragraphs separated by blank lines; a code fence stays one block."""
     pos, block_start, in_fence = start, start, False
     for line in text[start:end].splitlines(keepends=True):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
         if not in_fence and not line.strip():
             if (span := _trimmed(text, block_start, pos)) is not None:
@@ -114,7 +97,7 @@ def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 
 def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    if _FENCE.match(text[start:end]):
+    if FENCE.match(text[start:end]):
         yield from (s for s in _lines(text, start, end))
         return
     cursor = start

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from ingest.chunking import Span, doc_root, markdown_sections, pack, page_sections, slugify
+from ingest.chunking import Span, doc_root, markdown_sections, pack, page_sections
 from server.core.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
+from server.core.markdown import slugify
 from server.core.ports import Embedder
 
 _HEADING_ONLY_MAX = 120  # characters: a lone heading line is not evidence on its own

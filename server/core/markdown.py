@@ -1,0 +1,151 @@
+"""Markdown structure rules, in one place: headings, fences, lists, tables and directives.
+
+The chunker (what a section is), the query-time text helpers (what a sentence or an evidence
+unit is), the gold verifier and the injection set all read Markdown through these rules, so
+they cannot disagree. Line-based on purpose: offsets stay exact slices of the normalised
+text, which the citation contract needs (`doc_text[start:end] == quote`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\})?[ \t]*#*[ \t]*$")
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+TABLE_ROW = re.compile(r"^[ \t]*\|")
+# Documentation-generator directives: an include (`{* ../docs_src/x.py hl[3] *}`), an API
+# reference (`::: fastapi.UploadFile`), an admonition or block marker (`!!! tip`, `/// note`).
+DIRECTIVE = re.compile(r"^[ \t]*(?:\{\*.*\*\}|:::[ \t]*\S|!!!|///|\?\?\?)")
+INCLUDE = re.compile(r"\{\*\s*([^\s*]+)")
+ANCHOR = re.compile(r"\{[ \t]*#[\w-]+[ \t]*\}")
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+BlockKind = Literal["heading", "paragraph", "list", "code", "table", "directive", "html"]
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading line: where it starts, its level, its text and its explicit `{#anchor}`."""
+
+    start: int
+    level: int
+    text: str
+    anchor: str | None
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of lines of one kind, as a half-open span of the text it was read from."""
+
+    kind: BlockKind
+    start: int
+    end: int
+
+
+def slugify(text: str) -> str:
+    """`Use CORSMiddleware!` -> `use-corsmiddleware`."""
+    return _SLUG.sub("-", text.lower()).strip("-") or "section"
+
+
+def body_start(text: str) -> int:
+    """Where the text after a YAML front matter block begins (0 without one)."""
+    m = FRONT_MATTER.match(text)
+    return m.end() if m else 0
+
+
+def lines(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
+    """(offset, line, in_code) for every line from `start`; fence lines count as code."""
+    in_fence, pos = False, 0
+    for line in text.splitlines(keepends=True):
+        if pos >= start:  # fences before `start` (in front matter) are not counted
+            fence = bool(FENCE.match(line))
+            yield pos, line, in_fence or fence
+            if fence:
+                in_fence = not in_fence
+        pos += len(line)
+
+
+def headings(text: str) -> list[Heading]:
+    """The ATX headings of a Markdown text in order; `#` lines inside code fences are not."""
+    found = []
+    for pos, line, code in lines(text, body_start(text)):
+        if not code and (h := HEADING.match(line.rstrip("\n"))):
+            found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3)))
+    return found
+
+
+def section_bounds(text: str, pos: int) -> tuple[int, int]:
+    """The span of the section holding `pos`: its heading line to the next heading."""
+    starts = [h.start for h in headings(text)]
+    lo = max((s for s in starts if s <= pos), default=0)
+    hi = min((s for s in starts if s > pos), default=len(text))
+    return lo, hi
+
+
+def _kind(line: str) -> BlockKind:
+    stripped = line.strip()
+    if HEADING.match(line.rstrip("\n")):
+        return "heading"
+    if DIRECTIVE.match(line):
+        return "directive"
+    if TABLE_ROW.match(line):
+        return "table"
+    if LIST_ITEM.match(line):
+        return "list"
+    if stripped.startswith("<") and stripped.endswith(">"):
+        return "html"
+    return "paragraph"
+
+
+def _joins(cur: Block, kind: BlockKind, line: str) -> bool:
+    """Whether a non-blank, non-code `line` of `kind` continues the open block `cur`."""
+    if cur.kind == "list":
+        return kind == "list" or line[:1] in (" ", "\t")
+    return cur.kind == kind and kind in ("paragraph", "table", "html")
+
+
+def blocks(text: str) -> list[Block]:
+    """Block structure of a Markdown fragment: headings, paragraphs, lists (with their
+    indented continuation lines), whole code fences, tables, directives and HTML lines.
+
+    Blank lines end a paragraph or table; a list goes on across blank lines while its next
+    line is another item or indented. Spans are exact and never include the trailing newline.
+    """
+    out: list[Block] = []
+    cur: Block | None = None
+    for pos, line, code in lines(text):
+        end = pos + len(line.rstrip("\n"))
+        kind: BlockKind = "code" if code else _kind(line)
+        if not code and not line.strip():
+            if cur is not None and cur.kind != "list":
+                out.append(cur)
+                cur = None
+            continue
+        opening = code and FENCE.match(line) is not None and (cur is None or cur.kind != "code")
+        if (
+            cur is not None
+            and not opening
+            and (cur.kind == "code" == kind or _joins(cur, kind, line))
+        ):
+            cur = Block(cur.kind, cur.start, end)
+        else:
+            if cur is not None:
+                out.append(cur)
+            cur = Block(kind, pos, end)
+        if code and FENCE.match(line) and not opening:
+            out.append(cur)  # the closing fence ends the code block
+            cur = None
+    if cur is not None:
+        out.append(cur)
+    return out
+
+
+def include_target(line: str) -> str | None:
+    """The file a `{* path ... *}` include directive names, else None."""
+    m = INCLUDE.search(line)
+    return m.group(1) if m else None

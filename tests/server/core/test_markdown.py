@@ -1,0 +1,58 @@
+"""The one set of Markdown rules: headings, sections and blocks, with hand-worked offsets."""
+
+from __future__ import annotations
+
+from server.core import markdown
+
+DOC = (
+    "---\ntitle: T\n---\n"  # 4 + 9 + 4 characters: 0..17
+    "# Top {#top}\n"  # 17..30
+    "Intro line.\n"  # 30..42
+    "```python\n# not a heading\n```\n"  # 10 + 16 + 4: 42..72
+    "## Sub ##\n"  # 72..82
+    "Body.\n"  # 82..88
+)
+
+
+def test_headings_skip_front_matter_and_code_fences() -> None:
+    found = markdown.headings(DOC)
+    assert [(h.start, h.level, h.text, h.anchor) for h in found] == [
+        (17, 1, "Top", "top"),
+        (72, 2, "Sub", None),
+    ]
+
+
+def test_section_bounds_run_from_heading_to_next_heading() -> None:
+    assert len(DOC) == 88
+    assert markdown.section_bounds(DOC, 50) == (17, 72)  # inside the fence, under "Top"
+    assert markdown.section_bounds(DOC, 85) == (72, 88)
+    assert markdown.section_bounds(DOC, 5) == (0, 17)
+
+
+def test_blocks_keep_a_list_with_its_items_and_a_fence_whole() -> None:
+    text = (
+        "Use it like this:\n"  # 0..17 paragraph (17 characters and a newline)
+        "\n"  # 18
+        "- one\n"  # 19..24
+        "- two\n"  # 25..30
+        "  more of two\n"  # 31..44
+        "\n"  # 45
+        "```\nx = 1\n\ny = 2\n```\n"  # 3+1+5+1+1+5+1+3 = 20: 46..66 (a blank line inside)
+        "| a | b |\n"  # 67..76
+        "{* ../docs_src/app.py hl[3] *}\n"  # 30 characters: 77..107
+    )
+    got = [(b.kind, b.start, b.end) for b in markdown.blocks(text)]
+    assert got == [
+        ("paragraph", 0, 17),
+        ("list", 19, 44),
+        ("code", 46, 66),
+        ("table", 67, 76),
+        ("directive", 77, 107),
+    ]
+    assert text[46:66] == "```\nx = 1\n\ny = 2\n```"
+    assert markdown.include_target(text[77:107]) == "../docs_src/app.py"
+
+
+def test_slugify() -> None:
+    assert markdown.slugify("Use CORSMiddleware!") == "use-corsmiddleware"
+    assert markdown.slugify("???") == "section"
