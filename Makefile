@@ -30,6 +30,7 @@ check: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy server ingest evals citegate tests $(wildcard bench/*.py)
+	$(BIN)/lint-imports
 
 unit: setup
 	$(BIN)/pytest -q
