@@ -15,6 +15,7 @@ import re
 import unicodedata
 from datetime import UTC, date, datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 from urllib.parse import urlparse
 
@@ -31,6 +32,18 @@ MEDIA = {
     ".htm": "html",
     ".pdf": "pdf",
 }
+SUPPORTED = tuple(MEDIA)  # the endings build_doc reads, in the order error messages list them
+# Front matter limits: YAML read from an uploaded file is untrusted. A few aliases are normal
+# (`name: &n X` then `title: *n`); aliases of aliases nest exponentially (a 373-byte "alias
+# bomb" printed as a 4.9 MB title), so past these counts the file is refused.
+MAX_FRONT_MATTER_ALIASES = 10  # alias uses (`*name`) per front matter block
+MAX_FRONT_MATTER_DEPTH = 20  # nested lists/mappings; PyYAML composes recursively
+# Field limits, in characters unless stated; a title is shown in citations and lists.
+MAX_TITLE_CHARS = 300  # longer titles are cut, ending in "…"
+MAX_FIELD_CHARS = 2048  # doc_id and source_url (a long URL); longer is refused
+MAX_TAGS = 64  # tags from one file's front matter (count); more is refused
+MAX_TAG_CHARS = 100  # one tag; longer is refused
+_REASON_CHARS = 200  # a library's error text quoted in a reason is cut to this
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _H1 = re.compile(r"^#\s+(.+?)\s*(?:\{\s*#[\w-]+\s*\})?\s*$", re.MULTILINE)
 
@@ -56,15 +69,44 @@ def decode(data: bytes) -> str:
         raise LoadError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from exc
 
 
+def _check_yaml_shape(block: str) -> None:
+    """LoadError when the block uses too many aliases or nests too deeply (events only)."""
+    aliases = depth = 0
+    for event in yaml.parse(block, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_FRONT_MATTER_ALIASES:
+                raise LoadError(
+                    f"front matter uses more than {MAX_FRONT_MATTER_ALIASES} YAML aliases "
+                    "(*name): write the values out instead of referring to anchors"
+                )
+        elif isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_FRONT_MATTER_DEPTH:
+                raise LoadError(
+                    f"front matter nests lists or mappings more than {MAX_FRONT_MATTER_DEPTH} "
+                    "deep: flatten it"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def front_matter(text: str) -> dict[str, Any]:
-    """The YAML front matter of a Markdown text, or {} (a broken block is ignored, not fatal)."""
+    """The YAML front matter of a Markdown text, or {} (a broken block is ignored, not fatal).
+
+    LoadError for a block that is hostile rather than broken: too many YAML aliases (an
+    alias bomb) or too deep a nesting.
+    """
     match = _FRONT.match(text)
     if not match:
         return {}
     try:
+        _check_yaml_shape(match.group(1))
         data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, OverflowError):  # bad YAML, impossible dates
         return {}
+    except RecursionError as exc:
+        raise LoadError("front matter nests too deeply: flatten it") from exc
     return data if isinstance(data, dict) else {}
 
 
@@ -110,13 +152,17 @@ def html_text(data: bytes) -> str:
 def pdf_text(data: bytes) -> tuple[str, list[int]]:
     """Text of every page and the offset where each page starts."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
+    if b"%PDF-" not in data[:1024]:
+        raise LoadError(
+            "not a readable PDF: no %PDF- header, so it is not a PDF file; "
+            "re-export it or remove it"
+        )
     try:
         reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages]
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise LoadError(f"broken PDF: {exc}") from exc
+    except Exception as exc:  # pypdf raises many types (TypeError, LimitReachedError, ...)
+        raise LoadError(f"not a readable PDF: {_reason(exc)}; re-export it or remove it") from exc
     starts, parts, pos = [], [], 0
     for text in pages:
         starts.append(pos)
@@ -126,6 +172,13 @@ def pdf_text(data: bytes) -> tuple[str, list[int]]:
     if not "".join(parts).strip():
         raise LoadError("PDF has no extractable text (scanned images need OCR first)")
     return "".join(parts), starts
+
+
+def _reason(exc: BaseException) -> str:
+    """A library error's first line, cut to a readable length, or its type's name."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
 
 
 def _when(value: object, fallback: datetime) -> datetime:
@@ -142,12 +195,66 @@ def _when(value: object, fallback: datetime) -> datetime:
     return fallback
 
 
+_SCALARS = (str, int, float, date)  # bool is an int; datetime is a date
+
+
+def _text_field(meta: dict[str, Any], key: str, *, limit: int | None) -> str | None:
+    """A front matter value that must be one piece of text; None when absent or empty."""
+    value = meta.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, _SCALARS):
+        raise LoadError(
+            f"front matter {key!r} must be text, not a {type(value).__name__}: "
+            f"write it as one line, e.g. {key}: My value"
+        )
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        raise LoadError(f"front matter {key!r} is {len(text)} characters, over {limit}")
+    return text
+
+
 def _tags(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
     if isinstance(value, str):
-        return tuple(t.strip() for t in value.split(",") if t.strip())
-    if isinstance(value, list):
-        return tuple(str(t) for t in value)
-    return ()
+        tags = [t.strip() for t in value.split(",") if t.strip()]
+    elif isinstance(value, list) and all(isinstance(t, _SCALARS) for t in value):
+        tags = [str(t) for t in value]
+    else:
+        raise LoadError(
+            "front matter 'tags' must be a list of words or a comma-separated line, "
+            "e.g. tags: [security, keys]"
+        )
+    if len(tags) > MAX_TAGS:
+        raise LoadError(f"front matter has {len(tags)} tags, over the limit of {MAX_TAGS}")
+    if any(len(t) > MAX_TAG_CHARS for t in tags):
+        raise LoadError(f"front matter has a tag over {MAX_TAG_CHARS} characters")
+    return tuple(tags)
+
+
+def _cap_title(title: str) -> str:
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+
+
+def media_of(name: str) -> str:
+    """The media type build_doc reads a file name as; LoadError naming the supported types."""
+    path = Path(name)
+    suffix = path.suffix.lower()
+    reads = f"citegate reads {', '.join(SUPPORTED)}"
+    if not suffix and path.name.startswith(".") and path.name.count(".") == 1:
+        raise LoadError(
+            f"unsupported file type {path.name!r} (a hidden file with no name before its "
+            f"ending): {reads}; rename it, e.g. to notes{path.name}"
+        )
+    if not suffix:
+        raise LoadError(
+            f"unsupported file type (no extension): {reads}; rename it with one of these"
+        )
+    media = MEDIA.get(suffix)
+    if media is None:
+        raise LoadError(f"unsupported file type {suffix!r}: {reads}")
+    return media
 
 
 def build_doc(
@@ -160,11 +267,7 @@ def build_doc(
     rev: str | None = None,
 ) -> tuple[SourceDoc, list[int]]:
     """A SourceDoc from raw bytes; also the page start offsets (PDF only, else [])."""
-    media = MEDIA.get(Path(rel_path).suffix.lower())
-    if media is None:
-        raise LoadError(
-            f"unsupported file type {Path(rel_path).suffix!r}: use one of {sorted(MEDIA)}"
-        )
+    media = media_of(rel_path)
     pages: list[int] = []
     if media == "pdf":
         text, pages = pdf_text(data)
@@ -172,14 +275,17 @@ def build_doc(
         text = normalise(html_text(data) if media == "html" else decode(data))
     meta = front_matter(text) if media == "markdown" else {}
     h1 = _H1.search(text)
-    title = str(meta.get("title") or (h1.group(1) if h1 else Path(rel_path).stem))
-    source_url = str(meta.get("source_url") or f"{source_url_prefix or ''}{rel_path}")
+    title = _text_field(meta, "title", limit=None) or (h1.group(1) if h1 else Path(rel_path).stem)
+    source_url = _text_field(meta, "source_url", limit=MAX_FIELD_CHARS) or (
+        f"{source_url_prefix or ''}{rel_path}"
+    )
+    doc_id = _text_field(meta, "doc_id", limit=MAX_FIELD_CHARS) or rel_path
     content_hash = hashlib.sha256(text.encode()).hexdigest()
     doc = SourceDoc(
-        doc_id=str(meta.get("doc_id") or rel_path),
+        doc_id=doc_id,
         source_url=source_url,
         path=rel_path,
-        title=title,
+        title=_cap_title(title),
         text=text,
         rev=rev or content_hash[:12],
         content_hash=content_hash,
@@ -200,12 +306,27 @@ def load_file(
     source_url_prefix: str | None = None,
     rev: str | None = None,
 ) -> tuple[SourceDoc, list[int]]:
-    """Read and build one file; LoadError with the reason when it cannot be ingested."""
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise LoadError(f"{size} bytes is over the {max_bytes}-byte limit (ingest.max_file_bytes)")
+    """Read and build one file; LoadError with the reason when it cannot be ingested.
+
+    Reasons name the file by its path under `root` only, never the full path (an upload's
+    root is a server temp folder).
+    """
     rel = path.relative_to(root).as_posix() if path != root else path.name
-    mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    try:
+        stat = path.stat()
+        if not S_ISREG(stat.st_mode):
+            raise LoadError(f"cannot read {rel}: not a regular file (a folder or device)")
+        if stat.st_size > max_bytes:
+            raise LoadError(
+                f"{stat.st_size} bytes is over the {max_bytes}-byte limit (ingest.max_file_bytes)"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoadError(
+            f"cannot read {rel}: {exc.strerror or type(exc).__name__}; check it exists "
+            "and is a readable file"
+        ) from exc
+    mtime = datetime.fromtimestamp(stat.st_mtime, tz=UTC)
     return build_doc(
-        rel, path.read_bytes(), mtime=mtime, tags=tags, source_url_prefix=source_url_prefix, rev=rev
+        rel, data, mtime=mtime, tags=tags, source_url_prefix=source_url_prefix, rev=rev
     )

@@ -52,7 +52,7 @@ def test_bad_bytes_have_a_reason(data: bytes, reason: str) -> None:
 
 
 def test_broken_pdf_oversize_and_unknown_type(tmp_path: Path) -> None:
-    with pytest.raises(LoadError, match="broken PDF"):
+    with pytest.raises(LoadError, match="not a readable PDF"):
         build_doc("a.pdf", b"%PDF-1.4 garbage", mtime=T0)
     with pytest.raises(LoadError, match="unsupported file type"):
         build_doc("a.docx", b"hello", mtime=T0)

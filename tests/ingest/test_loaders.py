@@ -1,0 +1,206 @@
+"""Loaders refuse hostile or unreadable files with a `LoadError`, never a raw exception."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from ingest.loaders import MAX_TITLE_CHARS, SUPPORTED, LoadError, build_doc, load_file
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _pdf(text: str = "Rotate the signing keys every ninety days.") -> bytes:
+    """A minimal valid one-page PDF with one line of Helvetica text (xref offsets exact)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def test_the_test_pdf_is_readable() -> None:
+    doc, pages = build_doc("keys.pdf", _pdf(), mtime=T0)
+    assert "signing keys" in doc.text and pages == [0] and doc.media_type == "pdf"
+
+
+def _mutate(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(len(out))
+        kind = rng.randrange(4)
+        if kind == 0:  # overwrite one byte
+            out[at] = rng.randrange(256)
+        elif kind == 1:  # replace with a PDF-meaningful token
+            token = rng.choice([b"0", b"9999999999", b"-1", b"R", b"<<", b">>", b"[", b"]"])
+            out[at : at + len(token)] = token
+        elif kind == 2:  # delete a run
+            del out[at : at + rng.randint(1, 16)]
+        else:  # duplicate a run
+            out[at:at] = out[at : at + rng.randint(1, 64)]
+    return bytes(out)
+
+
+def test_mutated_pdfs_give_text_or_a_load_error() -> None:
+    rng = random.Random(20261123)
+    valid = _pdf()
+    outcomes = {"text": 0, "refused": 0}
+    started = time.perf_counter()
+    for _ in range(200):
+        data = _mutate(valid, rng)
+        try:
+            doc, _ = build_doc("m.pdf", data, mtime=T0)
+        except LoadError as exc:
+            assert str(exc), data
+            outcomes["refused"] += 1
+        else:
+            assert isinstance(doc.text, str)
+            outcomes["text"] += 1
+    assert outcomes["text"] and outcomes["refused"]  # the mutations exercise both paths
+    assert time.perf_counter() - started < 60
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_pdf()[: len(_pdf()) // 2], id="truncated"),
+        pytest.param(_pdf()[:9], id="header-only"),
+        pytest.param(b"hello, I am plain text with a .pdf name\n", id="not-a-pdf"),
+        pytest.param(b"\x89PNG\r\n\x1a\n" + bytes(range(256)), id="png-named-pdf"),
+        pytest.param(b"%PDF-1.4\n" + b"1 0 obj << /Length 99999999999 >>\n" * 3, id="garbage"),
+    ],
+)
+def test_unreadable_pdfs_say_what_to_do(data: bytes) -> None:
+    with pytest.raises(LoadError, match=r"re-export it or remove it|no extractable text"):
+        build_doc("report.pdf", data, mtime=T0)
+
+
+def test_pypdf_limit_is_a_load_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypdf import PdfReader
+    from pypdf.errors import LimitReachedError
+
+    def boom(self: PdfReader, *_: object, **__: object) -> None:
+        raise LimitReachedError("decompression limit")
+
+    monkeypatch.setattr(PdfReader, "__init__", boom)
+    with pytest.raises(LoadError, match="not a readable PDF: decompression limit"):
+        build_doc("big.pdf", _pdf(), mtime=T0)
+
+
+def _alias_bomb() -> bytes:
+    names = "abcdefghi"
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"{n}: &{n} [{','.join(f'*{p}' for _ in range(9))}]" for p, n in pairwise(names)]
+    return ("---\n" + "\n".join(lines) + "\ntitle: *i\n---\n# Hi\n\nBody.\n").encode()
+
+
+def test_front_matter_alias_bomb_is_refused_fast() -> None:
+    data = _alias_bomb()
+    assert len(data) < 600
+    started = time.perf_counter()
+    with pytest.raises(LoadError, match="front matter"):
+        build_doc("bomb.md", data, mtime=T0)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_few_aliases_are_still_fine() -> None:
+    data = b"---\nname: &n Keys\ntitle: *n\n---\nBody.\n"
+    doc, _ = build_doc("a.md", data, mtime=T0)
+    assert doc.title == "Keys"
+
+
+@pytest.mark.parametrize(
+    ("front", "reason"),
+    [
+        ("title: [a, b]", "'title' must be text"),
+        ("title: {x: 1}", "'title' must be text"),
+        ("doc_id: [1]", "'doc_id' must be text"),
+        ("source_url: {a: b}", "'source_url' must be text"),
+        ("tags: [[a], b]", "'tags' must be"),
+        ("tags: {a: b}", "'tags' must be"),
+        ("tags: [" + ",".join(f"t{i}" for i in range(500)) + "]", "tags"),
+        ("title: " + "[" * 5000 + "]" * 5000, "front matter"),
+    ],
+)
+def test_front_matter_values_must_have_the_expected_shape(front: str, reason: str) -> None:
+    with pytest.raises(LoadError, match=reason):
+        build_doc("a.md", f"---\n{front}\n---\nBody.\n".encode(), mtime=T0)
+
+
+def test_long_titles_are_capped() -> None:
+    doc, _ = build_doc("a.md", f"---\ntitle: {'T' * 5000}\n---\nBody.\n".encode(), mtime=T0)
+    assert len(doc.title) <= MAX_TITLE_CHARS
+    doc, _ = build_doc("b.md", f"# {'H' * 5000}\n\nBody.\n".encode(), mtime=T0)
+    assert len(doc.title) <= MAX_TITLE_CHARS
+    doc, _ = build_doc("c.md", b"---\ntitle: 1984\n---\nBody.\n", mtime=T0)
+    assert doc.title == "1984"  # a scalar that YAML reads as a number is still a title
+
+
+def test_broken_front_matter_is_still_ignored() -> None:
+    doc, _ = build_doc("a.md", b"---\ntitle: [unclosed\n---\n# Real\n\nBody.\n", mtime=T0)
+    assert doc.title == "Real"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [("evil.exe", "'.exe'"), ("noext", "no extension"), (".md", "'.md'"), ("a.docx", "'.docx'")],
+)
+def test_unsupported_names_list_the_supported_types(name: str, shown: str) -> None:
+    with pytest.raises(LoadError) as info:
+        build_doc(name, b"hello", mtime=T0)
+    message = str(info.value)
+    assert message.startswith("unsupported file type") and shown in message
+    assert "citegate reads .md, .markdown, .txt, .html, .htm, .pdf" in message
+    assert SUPPORTED == (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+
+
+def test_unsupported_upload_in_a_temp_folder(tmp_path: Path) -> None:
+    upload = tmp_path / "evil.exe"
+    upload.write_bytes(b"MZ\x90\x00")
+    with pytest.raises(LoadError, match=r"unsupported file type '\.exe'") as info:
+        load_file(upload, tmp_path, max_bytes=1000)
+    assert str(tmp_path) not in str(info.value)
+
+
+def test_errors_name_the_file_not_the_server_path(tmp_path: Path) -> None:
+    missing = tmp_path / "gone.md"
+    with pytest.raises(LoadError) as info:
+        load_file(missing, tmp_path, max_bytes=1000)
+    assert "gone.md" in str(info.value) and str(tmp_path) not in str(info.value)
+    folder = tmp_path / "dir.md"
+    folder.mkdir()
+    with pytest.raises(LoadError) as info:
+        load_file(folder, tmp_path, max_bytes=1000)
+    assert "dir.md" in str(info.value) and str(tmp_path) not in str(info.value)
+    big = tmp_path / "big.md"
+    big.write_text("word " * 100)
+    with pytest.raises(LoadError) as info:
+        load_file(big, tmp_path, max_bytes=50)
+    assert str(tmp_path) not in str(info.value)
+
+
+def test_an_impossible_date_does_not_crash_the_loader() -> None:
+    doc, _ = build_doc("a.md", b"---\nupdated_at: 2025-13-45\n---\n# Real\n\nBody.\n", mtime=T0)
+    assert (doc.title, doc.updated_at) == ("Real", T0)  # the block is ignored, like bad YAML
