@@ -114,6 +114,7 @@ def timings(store: ChunkStore, queries: list[str], sparse: Bm25Encoder) -> list[
             sparse_top_n=settings.sparse_top_n,
             rrf_k=settings.rrf_k,
             limit=settings.recall_limit,
+            overfetch=settings.overfetch,
             scope_tags=("public",),
             exclude_tags=(),
         )

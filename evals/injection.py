@@ -191,7 +191,12 @@ def clean_chunks(engine: Engine, corpus: Path, poisoned: set[str]) -> tuple[int,
             continue
         doc, pages = load_file(file, corpus, max_bytes=cfg.max_file_bytes)
         for span in spans_of(
-            doc, engine.embedder, cfg.chunk_max_tokens, cfg.chunk_overlap_sentences, pages
+            doc,
+            engine.embedder,
+            cfg.chunk_max_tokens,
+            cfg.chunk_overlap_sentences,
+            pages,
+            cfg.heading_only_max_chars,
         ):
             total += 1
             flagged += instruction_in(doc.text[span.start : span.end]) is not None

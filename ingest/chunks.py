@@ -9,8 +9,6 @@ from server.core.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
 from server.core.markdown import slugify
 from server.core.ports import Embedder
 
-_HEADING_ONLY_MAX = 120  # characters: a lone heading line is not evidence on its own
-
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -23,9 +21,15 @@ def snippet_id(doc_id: str, section_id: str, start: int, chash: str) -> str:
 
 
 def spans_of(
-    doc: SourceDoc, embedder: Embedder, max_tokens: int, overlap: int, pages: list[int]
+    doc: SourceDoc,
+    embedder: Embedder,
+    max_tokens: int,
+    overlap: int,
+    pages: list[int],
+    heading_only_max: int = 120,
 ) -> list[Span]:
-    """Every chunk span of a document, in document order."""
+    """Every chunk span of a document, in document order; a lone heading line shorter than
+    `heading_only_max` characters is not evidence on its own and is left out."""
     root = doc_root(doc.path)
     if doc.media_type == "pdf" and pages:
         sections = page_sections(doc.text, root, pages)
@@ -34,11 +38,11 @@ def spans_of(
     limit = min(max_tokens, embedder.max_tokens)
     count, pieces = embedder.count_tokens, embedder.token_spans
     spans = [s for sec in sections for s in pack(doc.text, sec, count, limit, overlap, pieces)]
-    return [s for s in spans if not _heading_only(doc.text[s.start : s.end])]
+    return [s for s in spans if not _heading_only(doc.text[s.start : s.end], heading_only_max)]
 
 
-def _heading_only(text: str) -> bool:
-    return text.startswith("#") and "\n" not in text and len(text) < _HEADING_ONLY_MAX
+def _heading_only(text: str, max_chars: int) -> bool:
+    return text.startswith("#") and "\n" not in text and len(text) < max_chars
 
 
 def build_chunks(

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from ingest.chunks import build_chunks, spans_of
-from ingest.loaders import LoadError, build_doc, load_file
+from ingest.loaders import SUPPORTED, LoadError, build_doc, load_file
 from server.core.contracts import (
     Chunk,
     ChunkRecord,
@@ -81,6 +81,7 @@ def _chunks_of(
         settings.ingest.chunk_max_tokens,
         settings.ingest.chunk_overlap_sentences,
         pages,
+        settings.ingest.heading_only_max_chars,
     )
     planned[doc.doc_id] = doc.rev
     write_hash = index_hash(identity, planned.items())
@@ -337,7 +338,8 @@ def _upload_load(
     safe = name.replace("\\", "/").rsplit("/", 1)[-1]
     if not Path(safe).stem or safe in {".", ".."} or safe.startswith("."):
         raise LoadError(
-            f"upload name {name[:80]!r} is not a file name: send a name such as guide.md"
+            f"upload name {name[:80]!r} is not a file name (a hidden or empty name): "
+            f"send a name such as guide.md; citegate reads {', '.join(SUPPORTED)}"
         )
     if len(data) > settings.ingest.max_file_bytes:
         raise LoadError(

@@ -7,8 +7,20 @@ from collections.abc import Iterable
 
 from server.core.contracts import IndexIdentity, IndexMeta
 from server.core.errors import IndexMismatchError
+from server.core.settings.ingest import IngestSettings
 
 CHUNKER_VERSION = "sections-v1"
+
+
+def chunker_id(ingest: IngestSettings) -> str:
+    """The chunker's identity recorded in the index: its version and every setting that
+    moves a chunk boundary, so an index chunked otherwise is refused, never mixed."""
+    return (
+        f"{CHUNKER_VERSION};max_tokens={ingest.chunk_max_tokens};"
+        f"overlap={ingest.chunk_overlap_sentences};heading_only={ingest.heading_only_max_chars}"
+    )
+
+
 REINGEST_HINT = "re-ingest with `citegate ingest --rebuild PATH...`"
 
 

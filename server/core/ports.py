@@ -58,6 +58,7 @@ class SearchRequest(Frozen):
     sparse_top_n: int
     rrf_k: int
     limit: int
+    overfetch: int  # the store asks for limit * overfetch: stale revisions are filtered after
     scope_tags: tuple[str, ...] | None = None
     exclude_tags: tuple[str, ...] = ()
 

@@ -20,7 +20,16 @@ from datetime import UTC, datetime
 from time import perf_counter
 from typing import Literal
 
-from server.core.contracts import Answer, Hit, Repair, RepairAction, Timings
+from server.core.contracts import (
+    Answer,
+    CheckCode,
+    CodeFinding,
+    Draft,
+    Hit,
+    Repair,
+    RepairAction,
+    Timings,
+)
 from server.core.errors import EmptyIndexError, InputError
 from server.core.ports import (
     ChunkStore,
@@ -31,6 +40,7 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
+from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -224,8 +234,12 @@ def generate_verified(
         notes += [Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes]
         if attempt == rounds or not repair.needs_regeneration(verdicts):
             draft, fixed = verify.repair_claims(draft, verdicts, ctx)
-            return _regenerated(verify.finish(draft, question, ctx, [*notes, *fixed], ms))
-        expanded = repair.expand_query(question, fenced.clean)
+            composed = verify.finish(draft, question, ctx, [*notes, *fixed], ms)
+            return _llm_down(_regenerated(composed), draft)
+        cfg = settings.integrity
+        expanded = repair.expand_query(
+            question, fenced.clean, words=cfg.expansion_terms, top=cfg.expansion_hits
+        )
         notes.append(
             Repair(
                 action=RepairAction.REGENERATE,
@@ -248,3 +262,13 @@ def _regenerated(composed: Composed) -> Composed:
         for r in composed.repairs
     )
     return composed.model_copy(update={"repairs": repairs})
+
+
+def _llm_down(composed: Composed, draft: Draft) -> Composed:
+    """`llm_unavailable` in the gate's codes when the extractive generator stood in for an
+    unreachable LLM; the verdict stays the checked answer's own."""
+    if UNREACHABLE not in draft.notes:
+        return composed
+    down = CodeFinding(code=CheckCode.LLM_UNAVAILABLE, detail=UNREACHABLE)
+    gate = composed.gate.model_copy(update={"codes": (*composed.gate.codes, down)})
+    return composed.model_copy(update={"gate": gate})

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from server.core.contracts import Answer, IndexIdentity
-from server.core.identity import CHUNKER_VERSION
+from server.core.identity import chunker_id
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings
 from server.index.embed import load_embedder
@@ -30,13 +30,13 @@ def build_sparse(settings: Settings) -> SparseEncoder:
     return Bm25Encoder.from_settings(settings.models)
 
 
-def index_identity(embedder: Embedder, sparse: SparseEncoder) -> IndexIdentity:
+def index_identity(settings: Settings, embedder: Embedder, sparse: SparseEncoder) -> IndexIdentity:
     """What this process would build an index with; compared to the index's own."""
     return IndexIdentity(
         embed_model=embedder.model_id,
         dense_dim=embedder.dim,
         analyzer=sparse.analyzer,
-        chunker=CHUNKER_VERSION,
+        chunker=chunker_id(settings.ingest),
     )
 
 
@@ -44,14 +44,21 @@ def open_index(
     settings: Settings, embedder: Embedder, sparse: SparseEncoder, *, rebuild: bool = False
 ) -> ChunkStore:
     """Open (or create) the configured store; refuses an index built with another identity."""
-    return open_store(settings, index_identity(embedder, sparse), rebuild=rebuild)
+    return open_store(settings, index_identity(settings, embedder, sparse), rebuild=rebuild)
 
 
 def build_engine(settings: Settings) -> Engine:
     """Everything `answer()` needs, built once (CLI process or server lifespan)."""
     embedder = build_embedder(settings)
     sparse = build_sparse(settings)
-    store = open_index(settings, embedder, sparse)
+    return assemble(settings, embedder, sparse, open_index(settings, embedder, sparse))
+
+
+def assemble(
+    settings: Settings, embedder: Embedder, sparse: SparseEncoder, store: ChunkStore
+) -> Engine:
+    """The engine around an embedder and a store: reranker, support scorer, generator and
+    policy as the settings name them (tests hand in fakes for the first three)."""
     return Engine(
         settings=settings,
         embedder=embedder,

@@ -63,6 +63,7 @@ def recall(
         sparse_top_n=settings.sparse_top_n,
         rrf_k=settings.rrf_k,
         limit=settings.recall_limit,
+        overfetch=settings.overfetch,
         scope_tags=tuple(scope_tags) if scope_tags is not None else None,
         exclude_tags=tuple(exclude_tags),
     )

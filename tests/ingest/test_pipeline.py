@@ -19,8 +19,8 @@ from ingest.pipeline import (
     ingest_paths,
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
-from server.core.errors import NotFoundError
-from server.core.identity import CHUNKER_VERSION
+from server.core.errors import IndexMismatchError, NotFoundError
+from server.core.identity import chunker_id
 from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import Settings, load_settings
 from server.index.sparse import Bm25Encoder
@@ -36,7 +36,7 @@ def _open(settings: Settings) -> ChunkStore:
         embed_model=EMB.model_id,
         dense_dim=EMB.dim,
         analyzer=sparse.analyzer,
-        chunker=CHUNKER_VERSION,
+        chunker=chunker_id(settings.ingest),
     )
     return open_store(settings, identity)
 
@@ -207,6 +207,7 @@ def _request(settings: Settings, text: str):  # type: ignore[no-untyped-def]
         sparse_top_n=50,
         rrf_k=61,
         limit=50,
+        overfetch=2,
     )
 
 
@@ -341,6 +342,7 @@ def _all_hits(store: ChunkStore) -> list[Hit]:
             sparse_top_n=10,
             rrf_k=60,
             limit=10,
+            overfetch=2,
         )
     )
 
@@ -380,3 +382,12 @@ def test_small_documents_share_one_embedding_batch(tmp_path: Path) -> None:
     assert report.chunks_written == 10 and len(store.docs()) == 10
     assert store.count() == 10
     store.close()
+
+
+def test_an_index_chunked_with_other_sizes_is_refused_not_mixed(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    _open(settings).close()
+    smaller = load_settings(data_dir=tmp_path / "data", ingest={"chunk_max_tokens": 64})
+    with pytest.raises(IndexMismatchError, match=r"chunker: index has .*max_tokens=200.*--rebuild"):
+        _open(smaller)
+    _open(settings).close()  # the same sizes open it again

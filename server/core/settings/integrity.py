@@ -17,6 +17,12 @@ class IntegritySettings(BaseModel):
     allow_cross_section: bool = Field(description="seed 002 rule 3 whitelist switch")
     allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
     max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")
+    expansion_terms: int = Field(
+        ge=0, description="heading terms added to the question when retrieving again"
+    )
+    expansion_hits: int = Field(
+        gt=0, description="top hits whose titles and headings give those terms"
+    )
     max_claims: int = Field(gt=0, description="claims an answer may carry")
     support_model_file: str = Field(description="logistic coefficients fitted on dev splits")
     nli_path: str | None = Field(description="NLI cross-encoder folder; beats the feature model")

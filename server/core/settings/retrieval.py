@@ -20,6 +20,11 @@ class RetrievalSettings(BaseModel):
     )
     recall_limit: int = Field(gt=0, description="fused candidates handed to policy")
     final_k: int = Field(gt=0, description="hits kept after rerank (SPEC 3.3: 5-10)")
+    overfetch: int = Field(
+        ge=1,
+        description="the store asks for recall_limit * overfetch points, since points of "
+        "stale revisions are dropped after the query",
+    )
     min_rerank_score: float = Field(
         description="refuse below this best rerank score when the best hit holds every "
         "BM25 term of the question (calibrated; SPEC 3.4)"

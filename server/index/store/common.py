@@ -23,7 +23,6 @@ KIND = "kind"
 _NS = uuid.UUID("6f1c2a8e-3d4b-5c6d-8e9f-0a1b2c3d4e5f")
 META_ID = str(uuid.uuid5(_NS, "citegate:meta"))
 INDEXED_FIELDS = ("kind", "doc_id", "rev", "tags", "snippet_id")
-OVERFETCH = 2  # ask for twice the limit: stale-revision points are filtered after the query
 
 
 def chunk_point_id(snippet_id: str, rev: str) -> str:

@@ -145,7 +145,7 @@ class EdgeStore(c.LiveReads):
 
     def search(self, request: SearchRequest) -> list[Hit]:
         flt = _chunk_filter(request)
-        limit = request.limit * c.OVERFETCH
+        limit = request.limit * request.overfetch
         dense = qe.Query.Nearest(list(request.dense), using=c.DENSE)
         sparse_vec = qe.SparseVector(list(request.sparse.indices), list(request.sparse.values))
         sparse = qe.Query.Nearest(sparse_vec, using=c.SPARSE)

@@ -147,7 +147,7 @@ class QdrantServerStore(c.LiveReads):
 
     def search(self, request: SearchRequest) -> list[Hit]:
         flt = _chunk_filter(request)
-        limit = request.limit * c.OVERFETCH
+        limit = request.limit * request.overfetch
         sparse = m.SparseVector(
             indices=list(request.sparse.indices), values=list(request.sparse.values)
         )

@@ -33,7 +33,6 @@ UNSUPPORTED = "[unsupported]"
 # A claim with one of these codes is never shown with the citation it has: the id was
 # invented or the quoted text is not what the source says at that place.
 BROKEN = frozenset({CheckCode.FABRICATED_ID, CheckCode.QUOTE_NOT_VERBATIM, CheckCode.BAD_OFFSETS})
-_EXPANSION_TERMS = 6
 
 
 def is_broken(verdict: ClaimVerdict) -> bool:
@@ -153,15 +152,16 @@ def needs_regeneration(verdicts: Sequence[ClaimVerdict]) -> bool:
     return bool(verdicts) and unsupported_count(verdicts) * 2 > len(verdicts)
 
 
-def expand_query(question: str, hits: Sequence[Hit]) -> str:
-    """The question plus the key terms of the retrieved sections' titles and headings."""
+def expand_query(question: str, hits: Sequence[Hit], *, words: int = 6, top: int = 5) -> str:
+    """The question plus up to `words` key words of the titles and headings of the `top`
+    retrieved sections (`integrity.expansion_terms`, `integrity.expansion_hits`)."""
     asked = set(content_words(question))
     terms: Counter[str] = Counter()
-    for hit in hits[:5]:
+    for hit in hits[:top]:
         heading = f"{hit.chunk.title} {hit.chunk.section_id.replace('/', ' ')}"
         terms.update(w for w in dict.fromkeys(content_words(heading)) if w not in asked)
     extra = [w for w, _ in sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return " ".join([question, *extra[:_EXPANSION_TERMS]]).strip()
+    return " ".join([question, *extra[:words]]).strip()
 
 
 def withhold(

@@ -170,7 +170,7 @@ def test_analyzer_parity_fails_fast() -> None:
     emb, sparse = HashEmbedder(), Bm25Encoder(settings.models)
     from server.query.engine import index_identity
 
-    store = open_memory_store(index_identity(emb, sparse))
+    store = open_memory_store(index_identity(settings, emb, sparse))
     check_parity(store, emb, sparse)
     other = Bm25Encoder(settings.models.model_copy(update={"bm25_split_identifiers": False}))
     with pytest.raises(IndexMismatchError, match=r"^analyzer_mismatch"):

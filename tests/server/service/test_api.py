@@ -297,7 +297,6 @@ def test_llm_down_answers_extractively_and_readyz_says_degraded(tmp_path: Path) 
         assert ready["status"] == "ready" and ready["llm"] == "degraded"
 
 
-@pytest.mark.xfail(reason="needs the compose/answer change in the report", strict=False)
 def test_llm_down_is_named_in_the_gate_codes(tmp_path: Path) -> None:
     settings = load_settings(
         data_dir=tmp_path / "data",

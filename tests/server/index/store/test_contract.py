@@ -98,6 +98,7 @@ def _request(query: str, **kw: object) -> SearchRequest:
         "sparse_top_n": 10,
         "rrf_k": 61,
         "limit": 10,
+        "overfetch": 2,
     }
     args.update(kw)
     return SearchRequest.model_validate(args)
