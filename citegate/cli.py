@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -27,11 +28,20 @@ app = typer.Typer(
 )
 
 
+class GateChoice(StrEnum):
+    """`--mode`: a choice, so a misspelt mode is an error, never the lenient gate."""
+
+    STRICT = "strict"
+    LENIENT = "lenient"
+
+
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="the question to answer")],
     as_json: Annotated[bool, typer.Option("--json", help="print the SPEC 1.3 Answer JSON")] = False,
-    mode: Annotated[str | None, typer.Option(help="gate mode: strict or lenient")] = None,
+    mode: Annotated[
+        GateChoice | None, typer.Option(case_sensitive=False, help="gate mode")
+    ] = None,
     scope: Annotated[str | None, typer.Option(help="comma-separated tags to read")] = None,
     seed: Annotated[int, typer.Option(help="generation seed")] = 0,
 ) -> None:
@@ -43,9 +53,8 @@ def ask(
         settings = load_settings()
         engine = build_engine(settings)
         try:
-            gate_mode: GateMode | None = (
-                "strict" if mode == "strict" else ("lenient" if mode else None)
-            )
+            gate_mode: GateMode | None = "strict" if mode is GateChoice.STRICT else None
+            gate_mode = "lenient" if mode is GateChoice.LENIENT else gate_mode
             scope_tags = tuple(t for t in scope.split(",") if t) if scope else None
             result = answer(question, engine, scope_tags=scope_tags, mode=gate_mode, seed=seed)
             record_answer(settings, engine, result)

@@ -13,7 +13,7 @@ MODEL_ID = "citegate"  # the model id `/v1/models` lists and chat answers as by 
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=20000)
+    question: str = Field(min_length=1)  # its length limit is service.max_question_chars
     mode: Literal["strict", "lenient"] | None = None
     seed: int = Field(default=0, ge=0, le=2**31)
 

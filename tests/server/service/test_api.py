@@ -311,3 +311,9 @@ def test_llm_down_is_named_in_the_gate_codes(tmp_path: Path) -> None:
     with TestClient(app) as c:
         body = c.post("/v1/ask", json={"question": QUESTION}, headers=auth("usr")).json()
         assert "llm_unavailable" in {f["code"] for f in body["gate"]["codes"]}
+
+
+def test_the_question_limit_is_the_settings_one(client: TestClient) -> None:
+    limit = load_settings().service.max_question_chars
+    r = client.post("/v1/ask", json={"question": "x" * (limit + 1)}, headers=auth("usr"))
+    assert r.status_code == 422 and "service.max_question_chars" in r.json()["message"]
