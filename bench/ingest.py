@@ -45,12 +45,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ingest.pipeline import ingest_paths
+from server.core.paths import shared_data
 from server.core.ports import Embedder
 from server.core.settings import Settings, load_settings
 from server.index.embed import resolve_weights
 from server.query.engine import build_embedder, build_sparse, open_index
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = shared_data()
 
 
 class RecordingEmbedder:

@@ -35,13 +35,14 @@ from evals import metrics as m
 from evals.gold import GoldItem, GoldSpan, load_gold, resolve
 from evals.runner import run_eval
 from ingest.loaders import normalise
+from server.core.paths import repo_root
 from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, load_settings
 from server.index.embed import resolve_weights
 from server.query.engine import build_embedder
 from server.query.integrity.support import build_support_scorer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = repo_root()
 _SENT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
 
 

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.retrieval_metrics import docs_in_order, ndcg_at_k, recall_at_k
 from ingest.pipeline import ingest_paths
+from server.core.paths import shared_data
 from server.core.ports import SearchMode
 from server.core.settings import load_settings
 from server.query.engine import build_embedder, build_sparse, open_index
@@ -57,7 +58,7 @@ def main() -> None:
     ap.add_argument(
         "--data",
         type=Path,
-        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact",
+        default=shared_data() / "scifact",
     )
     ap.add_argument("--limit-docs", type=int, default=None)
     args = ap.parse_args()

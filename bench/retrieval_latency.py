@@ -26,6 +26,7 @@ from qdrant_client import QdrantClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.core.contracts import Chunk, ChunkRecord, DocRecord, IndexIdentity, IndexMeta, Offsets
+from server.core.paths import shared_data
 from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import default_config_dir, load_settings
 from server.index.sparse import Bm25Encoder
@@ -141,7 +142,7 @@ def main() -> None:
     ap.add_argument(
         "--data",
         type=Path,
-        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact",
+        default=shared_data() / "scifact",
     )
     args = ap.parse_args()
     sparse = Bm25Encoder.from_settings(load_settings().models)

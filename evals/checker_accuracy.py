@@ -26,6 +26,7 @@ import numpy as np
 from evals.calibration.support import balanced_accuracy, splits
 from evals.calibration.support_data import Pair
 from server.core.contracts import CitationSlot, Claim, Offsets
+from server.core.paths import shared_data
 from server.core.ports import SupportScorer
 from server.core.settings import Settings, load_settings
 from server.index.embed import load_embedder
@@ -33,7 +34,7 @@ from server.query.generate.claims import classify_claim
 from server.query.integrity.checks import check_support, check_type_evidence
 from server.query.integrity.support import build_support_scorer
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = shared_data()
 
 
 def as_claim(text: str, evidence: str) -> Claim:

@@ -34,8 +34,9 @@ from typing import Any
 
 from evals.gold import GoldItem, GoldRef, resolve
 from server.core.errors import InputError
+from server.core.paths import shared_data
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = shared_data()
 
 
 @dataclass(frozen=True)

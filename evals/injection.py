@@ -41,11 +41,12 @@ from ingest.chunks import spans_of
 from ingest.loaders import load_file, normalise
 from server.core import markdown
 from server.core.contracts import Answer
+from server.core.paths import shared_data
 from server.core.settings import Settings, load_settings
 from server.query.answer import Engine, answer
 from server.query.integrity.injection import instruction_in
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = shared_data()
 POSITIONS = ("start", "middle", "end")
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from evals.gold import load_gold
 from evals.runner import prepare, scratch_settings
 from server.core.contracts import Answer, CitationSlot, Claim, Draft, Hit, Verdict
+from server.core.paths import repo_root
 from server.core.ports import Generator
 from server.core.settings import Settings, load_settings
 from server.core.text import content_words
@@ -40,7 +41,7 @@ from server.query.answer import Engine, answer
 from server.query.integrity.numbers import normalise_numbers
 
 COVERAGE = 0.6  # share of a claim's content words its cited span must hold (oracle, not the gate)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = repo_root()
 
 
 @dataclass

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from server.core import paths
 from server.core.settings import Settings, load_settings
 from tests.fakes import HashEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATA = SHARED / "data"
+DATA = paths.shared_data()
+SHARED = DATA.parent
 
 
 @pytest.fixture

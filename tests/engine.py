@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest.pipeline import ingest_paths
+from server.core.paths import repo_root
 from server.core.settings import Settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
@@ -13,7 +14,7 @@ from server.query.answer import Engine
 from server.query.engine import assemble, index_identity
 from tests.fakes import HashEmbedder
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "corpus"
+SAMPLES = repo_root() / "samples" / "corpus"
 
 
 def offline_engine(

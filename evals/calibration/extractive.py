@@ -31,6 +31,7 @@ from evals.gold import GoldSpan, load_gold, resolve
 from evals.metrics import overlaps
 from evals.runner import scratch_settings
 from ingest.pipeline import ingest_paths
+from server.core.paths import shared_data
 from server.core.ports import Embedder, SparseEncoder
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.core.settings.generation import GenerationSettings
@@ -39,7 +40,7 @@ from server.query.generate.extractive import Features, features, select
 from server.query.rerank import build_reranker, rerank
 from server.query.retrieve import recall
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = shared_data()
 DEV_GOLD = (
     ("evals/gold/fastapi.jsonl", DATA / "fastapi-docs" / "docs"),
     ("evals/gold/github_site_policy.jsonl", DATA / "github-site-policy" / "docs"),

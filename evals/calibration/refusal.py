@@ -52,13 +52,14 @@ from evals.convert import clapnq, write
 from evals.gold import load_gold
 from evals.runner import load_tolerances, scratch_settings
 from ingest.pipeline import ingest_paths
+from server.core.paths import repo_root, shared_data
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.query.engine import build_embedder, build_sparse, open_index
 from server.query.rerank import build_reranker, question_coverage, rerank
 from server.query.retrieve import recall
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = shared_data()
 DEV_GOLD = (
     ("evals/gold/samples.jsonl", "samples/corpus"),
     ("evals/gold/fastapi.jsonl", str(DATA / "fastapi-docs" / "docs")),
@@ -66,7 +67,7 @@ DEV_GOLD = (
 )
 # labels (1 = should answer), best rerank scores, question-term coverage of the best hit
 Scored = tuple[np.ndarray, np.ndarray, np.ndarray]
-TOLERANCES = Path(__file__).resolve().parents[1] / "tolerances.yaml"
+TOLERANCES = repo_root() / "evals" / "tolerances.yaml"
 PENALTIES = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 
 

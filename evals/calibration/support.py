@@ -24,13 +24,14 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from evals.calibration.support_data import Pair, begin, halueval, sample, scifact, wice
+from server.core.paths import repo_root
 from server.core.ports import Embedder
 from server.core.settings import default_config_dir, load_settings
 from server.index.embed import load_embedder
 from server.query.integrity.support import FEATURES, features
 
 log = logging.getLogger("calibrate.support")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = repo_root()
 CACHE = ROOT / ".artifacts" / "support_embeddings.npz"
 
 

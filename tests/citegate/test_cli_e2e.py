@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from server.core.paths import repo_root
+
+REPO = repo_root()
 SAMPLES = REPO / "samples" / "corpus"
 
 

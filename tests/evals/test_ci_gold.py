@@ -8,8 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from citegate.cli import app
+from server.core.paths import repo_root
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = repo_root()
 
 
 def test_eval_runs_and_blocks_a_regression(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -10,6 +10,7 @@ import pytest
 
 from evals.convert import main, page_name
 from evals.gold import load_gold, resolve
+from server.core.paths import shared_data
 
 
 def _jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
@@ -114,7 +115,7 @@ def test_scifact_distractors_are_added(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    not (Path(__file__).resolve().parents[3] / "shared" / "data" / "clapnq").is_dir(),
+    not (shared_data() / "clapnq").is_dir(),
     reason="needs ../shared/data",
 )
 def test_real_clapnq_slice_converts_without_drops(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from evals import metrics as m
 from evals.gold import GoldSpan, load_gold, resolve
 from evals.runner import regressions
 from server.core.errors import InputError
+from server.core.paths import repo_root
 
 G = GoldSpan(path="a.md", start=10, end=20, section_start=0, section_end=50)
 
@@ -62,7 +63,7 @@ def test_regressions_follow_each_metric_direction() -> None:
 
 
 def test_gold_quotes_resolve_and_bad_gold_is_named(tmp_path: Path) -> None:
-    repo = Path(__file__).resolve().parents[2]
+    repo = repo_root()
     items = load_gold(repo / "evals" / "gold" / "samples.jsonl")
     for item in items:
         resolve(item, repo / "samples" / "corpus")
@@ -79,7 +80,7 @@ def test_gold_quotes_resolve_and_bad_gold_is_named(tmp_path: Path) -> None:
 
 
 def test_dev_gold_sets_quote_their_corpora_verbatim(shared_data: Path) -> None:
-    repo = Path(__file__).resolve().parents[2]
+    repo = repo_root()
     items = load_gold(repo / "evals" / "gold" / "fastapi.jsonl")
     assert sum(not i.answerable for i in items) >= 3
     for item in items:

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from evals.verify_gold import Heading, enclosing, headings, main, plain
+from server.core.paths import repo_root, shared_data
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-REPO = Path(__file__).resolve().parents[2]
+DATA = shared_data()
+REPO = repo_root()
 
 PAGE = """---
 title: The **Guide**

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from server.core.errors import ConfigError
+from server.core.paths import repo_root
 from server.core.settings.evals import EvalSettings
 from server.core.settings.generation import GenerationSettings
 from server.core.settings.ingest import IngestSettings
@@ -90,7 +91,7 @@ def default_config_dir() -> Path:
     env = os.environ.get("CITEGATE_CONFIG_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "config"
+    return repo_root() / "config"
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
