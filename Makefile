@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit ui eval eval-llm calibrate bench clean-data browser-deps browser fuzz
+.PHONY: setup demo test check unit model ui eval eval-llm calibrate bench clean-data browser-deps browser fuzz
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -35,9 +35,14 @@ check: setup
 unit: setup
 	$(BIN)/pytest -q
 
-# The test command CI runs (.ci/run): lint, types, the default offline tier, then the
-# browser and fuzz tiers (about a minute; Chromium is installed when missing and we are root).
-test: check unit ui
+# Tests that load the real MiniLM weights (the README's end-to-end path among them).
+model: setup
+	$(BIN)/pytest -q -m "model and not llm"
+
+# The test command CI runs (.ci/run): lint, types, import layers, the default offline tier,
+# the model tier (real MiniLM weights), then the browser and fuzz tiers (about a minute;
+# Chromium is installed when missing and we are root).
+test: check unit model ui
 
 ui: setup
 	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || $(MAKE) --no-print-directory browser-deps >/dev/null \

@@ -37,3 +37,12 @@ def shared_data() -> Iterator[Path]:
     if not DATA.is_dir():
         pytest.skip("../shared/data is not beside this checkout")
     yield DATA
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`needs_data` on every test that reads the shared data folder (through the fixture),
+    so `-m "not needs_data"` selects what runs on a checkout without it."""
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.needs_data)
+

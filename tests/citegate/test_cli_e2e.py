@@ -18,6 +18,7 @@ import pytest
 from server.core.paths import repo_root
 
 REPO = repo_root()
+pytestmark = pytest.mark.model  # the CLI loads the real MiniLM weights
 SAMPLES = REPO / "samples" / "corpus"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from citegate.cli import app
@@ -13,6 +14,7 @@ from server.core.paths import repo_root
 REPO = repo_root()
 
 
+@pytest.mark.model  # the CLI's engine loads the real MiniLM weights
 def test_eval_runs_and_blocks_a_regression(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("CITEGATE_DATA_DIR", str(tmp_path / "data"))
     out = tmp_path / "run.json"

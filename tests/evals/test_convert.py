@@ -114,6 +114,7 @@ def test_scifact_distractors_are_added(tmp_path: Path) -> None:
     assert sorted(p.name for p in (out / "corpus").iterdir()) == ["10.md", "20.md", "30.md"]
 
 
+@pytest.mark.needs_data
 @pytest.mark.skipif(
     not (shared_data() / "clapnq").is_dir(),
     reason="needs ../shared/data",

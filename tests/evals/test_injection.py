@@ -140,6 +140,7 @@ def test_breaches_are_canaries_in_the_answer_or_citations_into_the_block() -> No
     ]
 
 
+@pytest.mark.model  # evals.runner.prepare loads the real MiniLM weights
 def test_the_guard_stops_what_gets_through_without_it(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("CITEGATE_DATA_DIR", str(tmp_path / "data"))
     on, off = (

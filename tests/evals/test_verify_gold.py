@@ -156,6 +156,7 @@ def test_a_file_that_is_not_a_gold_set_fails_to_load(
     assert capsys.readouterr().out.startswith(f"load: {gold}:1: not a gold item")
 
 
+@pytest.mark.needs_data
 @pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is not beside this checkout")
 @pytest.mark.parametrize(
     ("gold", "corpus", "at_least", "unanswerable"),

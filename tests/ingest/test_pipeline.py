@@ -25,6 +25,7 @@ from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import Settings, load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_store
+from tests.engine import SAMPLES
 from tests.fakes import HashEmbedder
 
 EMB = HashEmbedder()
@@ -169,15 +170,23 @@ def _crash_mid_ingest(data_dir: str, folder: str) -> None:
     _ingest(settings, store, Path(folder), progress=crash)
 
 
-def test_a_crash_half_way_leaves_the_previous_revision_live(
-    shared_data: Path, tmp_path: Path
-) -> None:
+def _samples(tmp: Path, version: str) -> Path:
+    """The sample corpus (shipped with the repo), its first page edited in the "new" one."""
+    folder = tmp / "samples"
+    shutil.copytree(SAMPLES, folder, dirs_exist_ok=True)
+    if version == "new":
+        page = sorted(folder.glob("*.md"))[0]
+        page.write_text(page.read_text() + "\n\nA paragraph added in the new revision.\n")
+    return folder
+
+
+def test_a_crash_half_way_leaves_the_previous_revision_live(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path / "data")
     store = _open(settings)
-    _ingest(settings, store, _corpus(shared_data, tmp_path, "old"))
+    _ingest(settings, store, _samples(tmp_path, "old"))
     before = {d.doc_id: d.rev for d in store.docs()}
     store.close()
-    folder = _corpus(shared_data, tmp_path, "new")
+    folder = _samples(tmp_path, "new")
     child = mp.get_context("spawn").Process(
         target=_crash_mid_ingest, args=(str(tmp_path / "data"), str(folder))
     )
@@ -188,7 +197,7 @@ def test_a_crash_half_way_leaves_the_previous_revision_live(
     assert {d.doc_id: d.rev for d in store.docs()} == before
     assert all(
         c.chunk.rev == before[c.chunk.doc_id]
-        for c in store.search(_request(settings, "first steps"))
+        for c in store.search(_request(settings, "citation"))
     )
     done = _ingest(settings, store, folder)
     assert done.documents.changed == 1
