@@ -215,6 +215,8 @@ class CheckCode(StrEnum):
     LABEL_MISSING = "label_missing"
     INJECTED_INSTRUCTION = "injected_instruction"
     LLM_UNAVAILABLE = "llm_unavailable"  # the LLM endpoint was down: extractive answered
+    NEGATION_MISMATCH = "negation_mismatch"
+    QUANTIFIER_MISMATCH = "quantifier_mismatch"
 
 
 class Verdict(StrEnum):

@@ -14,7 +14,8 @@ from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, Cod
 from server.core.text import content_words
 from server.query.generate.claims import defined_term, has_reference_point
 from server.query.integrity.live import LiveIndex, identity_part
-from server.query.integrity.numbers import normalise_numbers
+from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
+from server.query.integrity.numbers import misplaced_numbers, normalise_numbers
 
 __all__ = ["LiveIndex"]  # re-exported: callers import it from here or from compose
 
@@ -183,17 +184,37 @@ def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
 
 
 def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
-    """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1)."""
+    """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1),
+    and is the number a span gives for the same thing (context words, unit, range end)."""
     missing = normalise_numbers(claim.text) - normalise_numbers(joined)
     if missing:
         detail = f"{', '.join(sorted(missing))} not in the cited span"
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]
+    if misplaced := misplaced_numbers(claim.text, joined):
+        return [_f(CheckCode.NUMBER_MISMATCH, claim, detail="; ".join(misplaced))]
     return []
 
 
+def check_meaning(claim: Claim, spans: Sequence[str]) -> list[CodeFinding]:
+    """Numbers by role, negation and quantifiers of the claim against its cited spans.
+
+    Runs for every claim type that cites something; rule checks, no model
+    (`server.query.integrity.meaning`, `numbers.misplaced_numbers`).
+    """
+    if not spans:
+        return []
+    joined = " ".join(spans)
+    out = _numbers_match(claim, joined)
+    if flips := negation_mismatches(claim.text, joined):
+        out.append(_f(CheckCode.NEGATION_MISMATCH, claim, detail="; ".join(flips)))
+    elif stronger := quantifier_mismatches(claim.text, joined):
+        out.append(_f(CheckCode.QUANTIFIER_MISMATCH, claim, detail="; ".join(stronger)))
+    return out
+
+
 def _number(claim: Claim, joined: str) -> list[CodeFinding]:
-    if mismatch := _numbers_match(claim, joined):
-        return mismatch
+    if _numbers_match(claim, joined):
+        return []  # check_meaning reports the wrong number
     if not has_reference_point(joined):
         detail = "the cited span gives no reference point (date, version, environment)"
         return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
@@ -231,23 +252,22 @@ def check_type_evidence(
 ) -> list[CodeFinding]:
     """The minimum evidence of SPEC 1.2 for the claim's type; `spans` are the cited quotes.
 
-    `foundational`: every cited chunk belongs to the foundational-docs collection.
+    `foundational`: every cited chunk belongs to the foundational-docs collection. Every
+    claim type that cites something also gets `check_meaning` (numbers, negation,
+    quantifiers).
     """
+    meaning = check_meaning(claim, spans)
     if claim.type in LABELS:
-        return _labelled(claim, allow_general, foundational)
+        return _labelled(claim, allow_general, foundational) + meaning
     if claim.type is ClaimType.REASONING:
-        return []
+        return meaning
     if not spans:
         if claim.type is ClaimType.RECOMMENDATION and claim.label == REASONING_LABEL:
             return []
         detail = f"a {claim.type.value} needs a citation"
         return [_f(CheckCode.MISSING_CITATION, claim, detail=detail)]
-    joined = " ".join(spans)
     check = _BY_TYPE.get(claim.type)
-    found = check(claim, joined) if check else []
-    if claim.type is not ClaimType.NUMBER:  # a number inside any claim must still match
-        found += _numbers_match(claim, joined)
-    return found
+    return (check(claim, " ".join(spans)) if check else []) + meaning
 
 
 def check_reasoning(claim: Claim, cited_claims: Sequence[Claim]) -> list[CodeFinding]:

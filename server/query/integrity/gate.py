@@ -4,8 +4,8 @@ BLOCK (any mode): a fabricated citation, a citation into a quarantined chunk (te
 to the model, SPEC 7.3), a quote claim whose quote is not verbatim, an analyzer or
 index-identity mismatch (the citation cannot be reproduced against this index).
 BLOCK (strict mode): a missing or failed required citation for a definition, number, quote,
-fact or general-knowledge claim (unsupported, misattributed, wrong number, term not in the
-span, bad span, over-generalised wording, missing label).
+fact or general-knowledge claim (unsupported, misattributed, wrong number, negated or
+strengthened meaning, term not in the span, bad span, over-generalised wording, missing label).
 WARN: citations exist but lack a version or point at a chunk whose revision is no longer
 live (rev mismatch); the same evidence problems in lenient mode or for recommendations,
 reasoning and self-knowledge; form problems (markers, cross-section reuse, score or rank
@@ -45,6 +45,8 @@ _EVIDENCE = frozenset(
         CheckCode.BAD_OFFSETS,
         CheckCode.MISSING_CITATION,
         CheckCode.NUMBER_MISMATCH,
+        CheckCode.NEGATION_MISMATCH,
+        CheckCode.QUANTIFIER_MISMATCH,
         CheckCode.TERM_NOT_IN_SPAN,
         CheckCode.OVER_GENERALISED,
         CheckCode.LABEL_MISSING,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from server.core.contracts import CheckCode, ClaimType, CodeFinding, Offsets
-from server.query.integrity import checks
+from server.core.contracts import CheckCode, ClaimType, CodeFinding, Offsets, Verdict
+from server.query.integrity import checks, gate
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, LIVE, claim, slot
 
 ROTATE = "The signing key is rotated every 90 days since version 2.1."
@@ -241,3 +241,75 @@ def test_cross_section_reuse_in_one_segment() -> None:
     )
     assert codes(checks.check_cross_section([a, b], HITS)) == [CheckCode.CROSS_SECTION_REUSE]
     assert checks.check_cross_section([a, b.model_copy(update={"segment": 2})], HITS) == []
+
+
+def test_a_number_the_span_gives_for_something_else_is_a_number_mismatch() -> None:
+    span = "The value ranges from 1 to 9"
+    wrong = claim("The value ranges from 9 to 9", ClaimType.NUMBER, slot(1, ROTATE))
+    found = checks.check_type_evidence(wrong, [span], allow_general=False)
+    assert codes(found) == [CheckCode.NUMBER_MISMATCH]
+    assert "gives 1" in found[0].detail
+    timeout = "timeout defaults to 10 seconds; the maximum is 30 seconds"
+    fact = claim("It defaults to 30 seconds", ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(fact, [timeout], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    right = claim("It defaults to ten seconds", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(right, [timeout], allow_general=False) == []
+
+
+def test_numbers_are_checked_for_every_claim_type_that_cites() -> None:
+    wrong = "The signing key is rotated every 30 days."
+    own = claim(wrong, ClaimType.SELF_KNOWLEDGE, slot(1, ROTATE), label="[foundational knowledge]")
+    assert codes(
+        checks.check_type_evidence(own, [ROTATE], allow_general=False, foundational=True)
+    ) == [CheckCode.NUMBER_MISMATCH]
+    reasoned = claim(wrong, ClaimType.REASONING, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(reasoned, [ROTATE], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+    rec = claim("Rotate the signing key every 30 days.", ClaimType.RECOMMENDATION, slot(1, ROTATE))
+    guidance = "You should rotate the signing key every 90 days."
+    assert codes(checks.check_type_evidence(rec, [guidance], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+
+
+def test_negation_and_quantifier_mismatches_for_any_claim_type() -> None:
+    negated = claim(
+        "It is not the case that the signing key is rotated every 90 days since version 2.1.",
+        ClaimType.NUMBER,
+        slot(1, ROTATE),
+    )
+    assert codes(checks.check_type_evidence(negated, [ROTATE], allow_general=False)) == [
+        CheckCode.NEGATION_MISMATCH
+    ]
+    vault = "Admins must store keys in the vault."
+    rec = claim("Admins must never store keys in the vault.", ClaimType.RECOMMENDATION)
+    rec = rec.model_copy(update={"citations": (slot(1, vault),)})
+    found = checks.check_type_evidence(rec, [vault], allow_general=False)
+    assert codes(found) == [CheckCode.NEGATION_MISMATCH]  # not also a quantifier finding
+    gate = "The gate blocks fabricated citations."
+    always = claim("The gate always blocks fabricated citations.", ClaimType.FACT)
+    always = always.model_copy(update={"citations": (slot(1, gate, HIT_B),)})
+    assert codes(checks.check_type_evidence(always, [gate], allow_general=False)) == [
+        CheckCode.QUANTIFIER_MISMATCH
+    ]
+    faithful = claim("Fabricated citations are blocked by the gate.", ClaimType.FACT)
+    faithful = faithful.model_copy(update={"citations": (slot(1, gate, HIT_B),)})
+    assert checks.check_type_evidence(faithful, [gate], allow_general=False) == []
+    never = "Plain-text tokens are never written to the logs."
+    copied = claim("Tokens are never written to the logs.", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(copied, [never], allow_general=False) == []
+    kept = claim("Tokens are not written to the logs.", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(kept, [never], allow_general=False) == []
+
+
+def test_meaning_mismatches_block_like_a_wrong_number() -> None:
+    for code in (CheckCode.NEGATION_MISMATCH, CheckCode.QUANTIFIER_MISMATCH):
+        assert gate.code_verdict(code, ClaimType.FACT, "strict") is Verdict.BLOCK
+        assert gate.code_verdict(code, ClaimType.FACT, "lenient") is Verdict.WARN
+        assert gate.code_verdict(code, ClaimType.RECOMMENDATION, "strict") is Verdict.WARN
+        assert gate.code_verdict(code, ClaimType.FACT, "strict") is gate.code_verdict(
+            CheckCode.NUMBER_MISMATCH, ClaimType.FACT, "strict"
+        )

@@ -1,0 +1,243 @@
+"""Rule checks of meaning: a claim that flips or strengthens what its cited span says.
+
+Pure functions over (claim text, cited span text); no model. Each claim clause is aligned
+with the span clauses or sentences that share the most of its content words, and then
+
+* negation: the claim adds or drops a negation ('X does not Y' / 'X Y', 'never' / 'always',
+  'cannot' / 'can'), or swaps a word for its antonym ('required' / 'optional'); a negated
+  antonym ('not required' / 'optional') is the same statement and passes;
+* quantifier: the claim says 'all', 'always', 'every', 'only', 'never' or 'none' where the
+  aligned span has no such word ('some', 'may', 'often' or nothing at all).
+
+A finding needs every best-aligned span unit to disagree, so a span that says the thing
+both ways, or a claim that cannot be aligned (too few shared words), raises nothing: the
+support score judges those.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from server.core.text import STOP
+from server.query.integrity.numbers import number_mentions, stem
+
+_MARKER = re.compile(r"\[\d+\]")
+_WORD = re.compile(r"[a-z0-9][a-z0-9_'’.-]*[a-z0-9]|[a-z0-9]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+|;\s*")
+_CLAUSE = re.compile(r",\s*|\s+(?:but|while|whereas|although|though)\s+|\s+and\s+(?=\w+\s)")
+_CLAIM_CLAUSE = re.compile(r";\s*|,?\s+(?:and|but|while|whereas|although|though)\s+")
+
+# Bounds and idioms that hold a negation word without negating the statement.
+_NOT_NEGATION = re.compile(
+    r"\b(?:not only|no (?:more|less|later|earlier|fewer|longer than|sooner)|"
+    r"not (?:more|less|later|earlier|fewer)|no matter|no doubt|nothing but)\b"
+)
+_NEGATION = frozenset(
+    ["not", "no", "never", "cannot", "none", "nothing", "nobody", "neither", "nor", "without"]
+) | frozenset({"can't", "won't", "shan't"})
+_HEDGE = frozenset(
+    [
+        "some",
+        "may",
+        "might",
+        "can",
+        "could",
+        "often",
+        "sometimes",
+        "usually",
+        "typically",
+        "generally",
+        "most",
+        "many",
+        "several",
+        "occasionally",
+        "possibly",
+        "perhaps",
+        "partly",
+    ]
+)
+# Strong quantifiers of a claim, each with the span words that license it.
+_UNIVERSAL = frozenset(["all", "every", "each", "always", "whenever", "entire", "both", "any"])
+_STRONG: dict[str, frozenset[str]] = {
+    "all": _UNIVERSAL,
+    "every": _UNIVERSAL,
+    "always": _UNIVERSAL,
+    "only": frozenset(["only", "solely", "exclusively", "sole", "just", "alone"]),
+    "never": frozenset(["never", "none", "nothing", "nobody"]),
+    "none": frozenset(["never", "none", "nothing", "nobody"]),
+}
+_TIME = frozenset(
+    [
+        "second",
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "month",
+        "year",
+        "time",
+        "night",
+        "morning",
+        "evening",
+        "other",
+        "run",
+    ]
+)
+# General antonym pairs; each pole lists its inflections.
+_ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(a.split()), frozenset(b.split()))
+    for a, b in (
+        ("required require requires mandatory compulsory", "optional"),
+        ("enabled enable enables", "disabled disable disables"),
+        (
+            "allowed allow allows permitted permit permits",
+            "forbidden forbid forbids prohibited prohibit prohibits disallowed disallow",
+        ),
+        ("true", "false"),
+        ("before", "after"),
+        ("include includes included including", "exclude excludes excluded excluding"),
+        ("minimum min lowest", "maximum max highest"),
+        ("increase increases increased increasing", "decrease decreases decreased decreasing"),
+        ("present", "absent missing"),
+    )
+)
+_POLAR = _NEGATION | _HEDGE | frozenset(_STRONG) | frozenset().union(*(a | b for a, b in _ANTONYMS))
+# A claim clause is compared only when it shares at least this many content words with a
+# span unit (all of them, when it has fewer), and at least this share of its own content
+# words; otherwise it is not aligned and nothing is raised.
+MIN_SHARED = 2
+MIN_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class _Unit:
+    words: frozenset[str]  # tokens, lowercased ('don't' kept whole)
+    content: frozenset[str]  # stemmed content words and numbers, polarity words left out
+    negations: int
+
+
+def _tokens(text: str) -> list[str]:
+    lowered = _MARKER.sub(" ", text.lower()).replace("’", "'")
+    return _WORD.findall(_NOT_NEGATION.sub(" ", lowered))
+
+
+def _unit(text: str) -> _Unit:
+    tokens = _tokens(text)
+    content = {stem(t) for t in tokens if t not in STOP and t not in _POLAR and len(t) > 1}
+    content |= {m.value for m in number_mentions(text)}
+    negations = sum(t in _NEGATION or t.endswith("n't") for t in tokens)
+    return _Unit(frozenset(tokens), frozenset(content), negations)
+
+
+def _merge(units: list[_Unit]) -> _Unit:
+    return _Unit(
+        frozenset().union(*(u.words for u in units)),
+        frozenset().union(*(u.content for u in units)),
+        sum(u.negations for u in units),
+    )
+
+
+def _span_units(span: str) -> list[tuple[_Unit, list[_Unit]]]:
+    """Every sentence of the span, with its clauses."""
+    out = []
+    for sentence in _SENTENCE.split(span):
+        if sentence.strip():
+            clauses = [_unit(p) for p in _CLAUSE.split(sentence) if p.strip()]
+            out.append((_unit(sentence), clauses))
+    return out
+
+
+def _claim_units(claim: str) -> list[_Unit]:
+    parts = [p for p in _CLAIM_CLAUSE.split(claim) if p.strip()]
+    return [_unit(p) for p in parts]
+
+
+def _aligned(
+    clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]]
+) -> list[tuple[_Unit, _Unit]]:
+    """The best-aligned span sentences, each whole and as what it says about the clause's
+    words: its clauses sharing `MIN_SHARED` of them (else any), so that a negation in a
+    clause about something else is not held against the claim."""
+    if not clause.content:
+        return []
+    need = min(MIN_SHARED, len(clause.content))
+    shared = [len(clause.content & whole.content) for whole, _ in sentences]
+    best = max(shared, default=0)
+    if best < need or best < MIN_SHARE * len(clause.content):
+        return []
+    out = []
+    for (whole, parts), n in zip(sentences, shared, strict=True):
+        if n == best:
+            overlap = [len(clause.content & p.content) for p in parts]
+            about = [p for p, k in zip(parts, overlap, strict=True) if k >= need]
+            about = about or [p for p, k in zip(parts, overlap, strict=True) if k]
+            out.append((whole, _merge(about) if about else whole))
+    return out
+
+
+def _swaps(claim: _Unit, span: _Unit) -> list[str]:
+    """Antonyms the claim puts where the span has the other pole (and not its own)."""
+    out = []
+    for a, b in _ANTONYMS:
+        for mine, other in ((a, b), (b, a)):
+            said, instead = claim.words & mine, span.words & other
+            if said and instead and not claim.words & other and not span.words & mine:
+                out.append(f"'{sorted(said)[0]}' where the span says '{sorted(instead)[0]}'")
+    return out
+
+
+def _flipped(claim: _Unit, span: _Unit) -> str | None:
+    swaps = _swaps(claim, span)
+    if (claim.negations + span.negations + len(swaps)) % 2 == 0:
+        return None
+    if swaps:
+        return swaps[0]
+    said = "negates" if claim.negations % 2 else "drops the negation of"
+    return f"the claim {said} what the span says"
+
+
+def _strong(tokens: list[str]) -> list[str]:
+    """Strong quantifiers of a claim; 'every 90 days', 'every day' are frequencies."""
+    out = []
+    for i, t in enumerate(tokens):
+        if t not in _STRONG:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if t == "every" and (nxt[:1].isdigit() or {nxt, stem(nxt)} & _TIME or nxt in ("few", "n")):
+            continue
+        out.append(t)
+    return out
+
+
+def _unlicensed(word: str, span: _Unit) -> bool:
+    if span.words & _STRONG[word]:
+        return False
+    # 'never' / 'none' restate a plain negation ('is not logged'), not a hedged one.
+    plain_negation = span.negations % 2 == 1 and not span.words & _HEDGE
+    return not (word in ("never", "none") and plain_negation)
+
+
+def negation_mismatches(claim: str, span: str) -> list[str]:
+    """Claim clauses whose polarity differs from every best-aligned unit of the span."""
+    units, out = _span_units(span), []
+    for clause in _claim_units(claim):
+        aligned = _aligned(clause, units)
+        flips = [_flipped(clause, about) for _, about in aligned]
+        if aligned and all(flips):
+            out.append(str(flips[0]))
+    return out
+
+
+def quantifier_mismatches(claim: str, span: str) -> list[str]:
+    """Strong quantifiers of the claim that no best-aligned unit of the span licenses."""
+    units, out = _span_units(span), []
+    for part in _CLAIM_CLAUSE.split(claim):
+        if not part.strip():
+            continue
+        clause = _unit(part)
+        aligned = _aligned(clause, units)
+        for word in dict.fromkeys(_strong(_tokens(part))):
+            if aligned and all(_unlicensed(word, whole) for whole, _ in aligned):
+                out.append(f"'{word}' where the span says less")
+    return out

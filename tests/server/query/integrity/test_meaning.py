@@ -1,0 +1,178 @@
+"""Rule checks of meaning against hand-worked cases: numbers by role, negation, quantifiers.
+
+Each oracle was worked out by reading the pair: a flagged claim says something its span
+does not; an unflagged one is a faithful restatement (or the span says the same thing).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
+from server.query.integrity.numbers import misplaced_numbers, number_mentions, stem
+
+TIMEOUT = "timeout defaults to 10 seconds; the maximum is 30 seconds"
+RANGE = "The value ranges from 1 to 9"
+KEYS = (
+    "The signing key is rotated every 90 days since version 2.1. "
+    "Admins must store keys in the vault."
+)
+
+
+def test_mentions_carry_context_unit_and_range_end() -> None:
+    ten, thirty = number_mentions(TIMEOUT)
+    # nearest word weighs 1, the next 0.7; ';' ends the sentence, so 30 knows only 'max'
+    assert (ten.value, ten.kind, ten.unit, ten.role) == ("10", "count", "second", None)
+    assert dict(ten.context) == {"default": 1.0, "timeout": 0.7}
+    assert (thirty.value, dict(thirty.context), thirty.unit) == ("30", {"max": 1.0}, "second")
+    (after_comma,) = number_mentions("the maximum, sadly, is 30")
+    assert dict(after_comma.context) == {"sadly": 0.5, "max": 0.7 * 0.25}
+    lo, hi = number_mentions(RANGE)
+    assert (lo.value, lo.role, hi.value, hi.role) == ("1", "lo", "9", "hi")
+    assert [m.role for m in number_mentions("between 2 and 4 nodes, or 5-7 pods")] == [
+        "lo",
+        "hi",
+        "lo",
+        "hi",
+    ]
+    # an ISO date is a chain of three numbers, not a range; versions keep their digits
+    assert [(m.value, m.kind, m.role) for m in number_mentions("on 2024-03-01 in v2.10")] == [
+        ("2024", "year", None),
+        ("3", "count", None),
+        ("1", "count", None),
+        ("2.10", "version", None),
+    ]
+    found = number_mentions("five percent of 1,000 keys [2] cost $40 in the 1990s")
+    assert [(m.value, m.kind) for m in found] == [
+        ("5%", "percent"),
+        ("1000", "count"),
+        ("40", "money"),
+        ("1990", "year"),
+    ]
+    assert found[-1].unit is None  # '1990s': a decade, not seconds
+    assert stem("rotated") == stem("rotates") == "rotat"
+    assert stem("secs") == "second"
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("The value ranges from 9 to 9", RANGE),  # 9 is the top of the range, not the bottom
+        ("The value ranges from 9 to 1", RANGE),  # the ends swapped: each end misplaced
+        ("It defaults to 30 seconds", TIMEOUT),  # 30 is the maximum, the default is 10
+        ("The maximum is 10 seconds", TIMEOUT),
+        ("It times out after 30 seconds", "It times out after 30 minutes"),  # unit changed
+    ],
+)
+def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -> None:
+    found = misplaced_numbers(claim, span)
+    assert len(found) == (2 if claim.endswith("9 to 1") else 1)
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("The value ranges from 1 to 9", RANGE),
+        ("Values lie between 1 and 9", RANGE),
+        ("The timeout defaults to ten seconds", TIMEOUT),
+        ("The maximum timeout is 30 seconds", TIMEOUT),
+        ("The timeout can be at most 30 seconds", TIMEOUT),  # no context word decides: a tie
+        ("Keys rotate every ninety days since v2.1", KEYS),
+        ("Up to 1000 keys", "Up to 1,000 keys, 5 percent of them rotated in 2025."),
+        ("Released on March 3, 2024", "Released 2024-03-03"),
+        ("It times out after 30 seconds", "It times out after 30 s"),  # unit alias
+        ("3 retries", "Three retries, then 10 seconds of back-off"),
+        ("A value the span never states: 7", RANGE),  # the set comparison reports it
+    ],
+)
+def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> None:
+    assert misplaced_numbers(claim, span) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("It is not the case that the signing key is rotated every 90 days.", KEYS),
+        ("Admins do not store keys in the vault.", KEYS),
+        ("The client cannot retry requests.", "The client can retry requests."),
+        ("Tokens may be logged.", "Tokens are not logged."),  # a negation dropped
+        ("Admins never store keys in the vault.", "Admins always store keys in the vault."),
+        ("Compression is enabled by default.", "Compression is disabled by default."),
+        ("Logging is required.", "Logging is optional; auth is required."),
+        ("The hook runs after the build.", "The hook runs before the build starts."),
+        ("The response excludes the token.", "The response includes the token."),
+        ("The 5 is the minimum batch size.", "The 5 is the maximum batch size."),
+        (
+            "Keys are rotated every 90 days and they are not kept in logs.",
+            "Keys are rotated every 90 days. Keys are kept in logs.",
+        ),
+    ],
+)
+def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
+    assert len(negation_mismatches(claim, span)) == 1
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("The signing key is rotated every 90 days.", KEYS),
+        ("Tokens are not logged.", "Tokens are not logged in plain text."),  # span says not
+        ("Tokens are never logged.", "Tokens are never logged in plain text."),  # copied
+        ("Tokens aren't logged.", "Tokens are never logged in plain text."),
+        ("Logging is not required.", "Logging is optional; auth is required."),  # same thing
+        ("Auth is required.", "Logging is optional; auth is required."),
+        ("Keys are rotated every 90 days.", "Keys are rotated every 90 days, not every 30."),
+        (
+            "Keys are rotated every 90 days and are not stored in logs.",
+            "Keys are rotated every 90 days. Keys are not stored in logs.",
+        ),
+        ("Not only admins but also users can rotate keys.", "Admins and users can rotate keys."),
+        ("The limit is no more than 5 requests.", "The limit is at most 5 requests."),
+        ("Rain falls.", KEYS),  # nothing to align with: the support score judges it
+        (  # the span's negation sits in a clause about something else
+            "The offense attempts to advance down the field by running.",
+            "The offense attempts to advance down the field by running, while the defense, "
+            "which is the team without the ball, aims to stop it.",
+        ),
+        ("The motto means 'fear nothing'.", "The motto, 'Nyle ye drede', means 'Fear nothing'."),
+    ],
+)
+def test_a_kept_polarity_is_not_a_negation_mismatch(claim: str, span: str) -> None:
+    assert negation_mismatches(claim, span) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("All requests are retried.", "Failed requests are retried."),
+        ("Only admins can rotate keys.", "Admins can rotate keys."),
+        ("The gate always blocks fabricated citations.", "The gate blocks fabricated citations."),
+        ("Every node stores a replica.", "Some nodes store a replica."),
+        ("Tokens are never logged.", "Tokens may not be logged."),  # a hedged negation
+        ("None of the keys are exported.", "Keys are often not exported."),
+    ],
+)
+def test_a_strengthened_claim_is_a_quantifier_mismatch(claim: str, span: str) -> None:
+    assert len(quantifier_mismatches(claim, span)) == 1
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("All requests are retried.", "Every request is retried."),
+        ("Only admins can rotate keys.", "Keys can be rotated by admins alone."),
+        ("Keys are rotated every 90 days.", KEYS),  # 'every 90 days' is a frequency
+        ("Tokens are never logged.", "Tokens are never logged in plain text."),
+        ("Tokens are never logged.", "Tokens are not logged."),  # a plain negation
+        ("Not only admins rotate keys.", "Admins rotate keys, and so do users."),
+        ("Some requests are retried.", "Failed requests are retried."),  # weaker is fine
+        ("All dogs bark.", KEYS),  # nothing aligned
+        ("The CBS news streams every evening.", "The CBS news streams nightly."),
+        (  # 'U.S.' does not end the sentence that carries 'only'
+            "He was the only U.S. president to resign from office.",
+            "He was the 37th president, the only U.S. president to resign from office.",
+        ),
+    ],
+)
+def test_a_claim_as_strong_as_its_span_is_not_a_quantifier_mismatch(claim: str, span: str) -> None:
+    assert quantifier_mismatches(claim, span) == []
