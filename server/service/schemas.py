@@ -99,6 +99,10 @@ class ChatCompletion(BaseModel):
     gate: GateResult
     fallback: bool
     trace_id: str
+    standalone_question: str = Field(
+        description="the question answered: the last user message plus key terms of earlier "
+        "user turns it lacks (service.chat_history_terms)"
+    )
 
 
 class ModelCard(BaseModel):

@@ -14,6 +14,11 @@ class ServiceSettings(BaseModel):
     port: int = Field(gt=0, lt=65536, description="TCP port")
     max_body_bytes: int = Field(gt=0, description="larger request bodies get 413")
     max_question_chars: int = Field(gt=0, description="longer questions get 422")
+    chat_history_terms: int = Field(
+        ge=0,
+        description="content words of earlier user turns a chat question is given, at most "
+        "(0: the last user message alone)",
+    )
     traces_db: str = Field(description="SQLite file name under data_dir for rag_traces")
     llm_timeout_s: float = Field(gt=0, description="seconds per LLM request")
     llm_max_retries: int = Field(

@@ -13,6 +13,7 @@ from fastapi.responses import StreamingResponse
 
 from server.core.contracts import Answer
 from server.core.errors import InputError
+from server.core.text import content_words
 from server.query.answer import answer
 from server.query.audit import trace_rows
 from server.service.auth import Caller
@@ -22,6 +23,7 @@ from server.service.schemas import (
     AskRequest,
     ChatChoice,
     ChatCompletion,
+    ChatMessage,
     ChatMessageOut,
     ChatRequest,
     ModelCard,
@@ -52,14 +54,41 @@ def ask_as(
     return result
 
 
-def _question(body: ChatRequest) -> str:
-    users = [m for m in body.messages if m.role == "user"]
-    if not users:
-        raise InputError("no user message: the last user message is the question")
-    content = users[-1].content
+def _text(message: ChatMessage) -> str:
+    content = message.content
     if isinstance(content, list):
         content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     return content or ""
+
+
+def standalone_question(body: ChatRequest, max_terms: int, max_chars: int) -> str:
+    """The question a chat turn asks: the last user message plus the content words of earlier
+    user turns that it lacks, most recent turn first, at most `max_terms` of them
+    (`service.chat_history_terms`) and never past `max_chars` (`service.max_question_chars`).
+
+    "Does it continue afterwards?" after "What happens to a broken PDF during ingest?" recalls
+    nothing alone; with "broken pdf ingest ..." it finds the section. The same rewrite is used
+    whichever generator answers: condensing the history into a question with the LLM itself is
+    future work (it costs a second LLM call per turn and its rewrite would need checking too).
+    """
+    users = [m for m in body.messages if m.role == "user"]
+    if not users:
+        raise InputError("no user message: the last user message is the question")
+    question = _text(users[-1])
+    have = set(content_words(question))
+    extra: list[str] = []
+    for earlier in reversed(users[:-1]):
+        for word in content_words(_text(earlier)):
+            if len(extra) >= max_terms:
+                break
+            if word not in have:
+                have.add(word)
+                extra.append(word)
+    for word in extra:
+        if len(question) + 1 + len(word) > max_chars:
+            break
+        question = f"{question} {word}"
+    return question
 
 
 def _tokens(state: AppState, text: str) -> int:
@@ -77,7 +106,7 @@ def usage(state: AppState, question: str, result: Answer) -> Usage:
     )
 
 
-def _completion(result: Answer, model: str, used: Usage) -> ChatCompletion:
+def _completion(result: Answer, model: str, used: Usage, question: str) -> ChatCompletion:
     return ChatCompletion(
         id=f"chatcmpl-{result.trace_id}",
         created=int(time.time()),
@@ -90,11 +119,13 @@ def _completion(result: Answer, model: str, used: Usage) -> ChatCompletion:
         gate=result.gate,
         fallback=result.fallback,
         trace_id=result.trace_id,
+        standalone_question=question,
     )
 
 
-def _stream(result: Answer, model: str, used: Usage | None) -> Iterator[str]:
-    """Cite first: the first chunk carries citations and gate, then the text, then (with
+def _stream(result: Answer, model: str, used: Usage | None, question: str) -> Iterator[str]:
+    """Cite first: the first chunk carries citations, gate and the question answered (history
+    included), then the text, then (with
     `stream_options.include_usage`) a usage chunk with no choices, then [DONE]."""
     base = {
         "id": f"chatcmpl-{result.trace_id}",
@@ -110,6 +141,7 @@ def _stream(result: Answer, model: str, used: Usage | None) -> Iterator[str]:
         "citations": [c.model_dump(mode="json") for c in result.citations],
         "gate": result.gate.model_dump(mode="json"),
         "fallback": result.fallback,
+        "standalone_question": question,
     }
     yield f"data: {json.dumps(first)}\n\n"
     for piece in result.answer.split(" "):
@@ -134,16 +166,17 @@ async def ask(body: AskRequest, state: State, caller: Asker) -> Answer:
 async def chat(
     body: ChatRequest, state: State, caller: Asker
 ) -> ChatCompletion | StreamingResponse:
-    question = _question(body)
+    limits = state.settings.service
+    question = standalone_question(body, limits.chat_history_terms, limits.max_question_chars)
     result = await run_in_threadpool(ask_as, state, caller, question)
     used = usage(state, question, result)
     if body.stream:
         include = body.stream_options is not None and body.stream_options.include_usage
         return StreamingResponse(
-            _stream(result, body.model, used if include else None),
+            _stream(result, body.model, used if include else None, question),
             media_type="text/event-stream",
         )
-    return _completion(result, body.model, used)
+    return _completion(result, body.model, used, question)
 
 
 @router.get("/v1/models", response_model=ModelList)
