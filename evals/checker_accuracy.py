@@ -30,7 +30,7 @@ from server.core.paths import shared_data
 from server.core.ports import SupportScorer
 from server.core.settings import Settings, load_settings
 from server.index.embed import load_embedder
-from server.query.generate.claims import classify_claim
+from server.query.claims import classify_claim
 from server.query.integrity.checks import check_support, check_type_evidence
 from server.query.integrity.support import build_support_scorer
 

@@ -17,7 +17,7 @@ from server.core.contracts import CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import Sentence, content_words, sentences
-from server.query.generate.claims import classify_claim
+from server.query.claims import classify_claim, render
 from server.query.retrieve import cosine
 
 
@@ -148,15 +148,3 @@ class ExtractiveGenerator:
                 )
             )
         return Draft(claims=tuple(claims), answer=render(claims), generator=self.name)
-
-
-def render(claims: Sequence[Claim]) -> str:
-    """Claims joined into paragraphs, one per segment, each sentence with its [n] markers."""
-    paragraphs: dict[int, list[str]] = {}
-    for claim in claims:
-        markers = "".join(f"[{s.n}]" for s in claim.citations)
-        text = claim.text.rstrip()
-        label = f"{claim.label} " if claim.label else ""
-        sentence = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
-        paragraphs.setdefault(claim.segment, []).append(sentence)
-    return "\n\n".join(" ".join(p) for _, p in sorted(paragraphs.items()))

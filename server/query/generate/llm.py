@@ -27,7 +27,7 @@ from server.core.contracts import CitationSlot, Claim, ClaimType, Draft, Hit, Of
 from server.core.errors import ConfigError, LLMUnavailableError
 from server.core.ports import Generator
 from server.core.settings import Settings
-from server.query.generate.extractive import render
+from server.query.claims import render
 
 log = logging.getLogger("citegate.llm")
 UNREACHABLE = "LLM endpoint unreachable: answered by the extractive generator"

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
 from server.core.text import content_words
-from server.query.generate.claims import defined_term, has_reference_point
+from server.query.claims import defined_term, has_reference_point
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
 from server.query.integrity.numbers import misplaced_numbers, normalise_numbers

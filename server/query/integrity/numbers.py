@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from server.core.text import STOP
-from server.query.generate.claims import NUMBER
+from server.query.claims import NUMBER
 
 _UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 _UNITS += ["eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"]

@@ -31,7 +31,7 @@ from server.core.contracts import (
 )
 from server.core.ports import SupportScorer
 from server.core.settings import Settings
-from server.query.generate.extractive import render
+from server.query.claims import render
 from server.query.integrity import checks, injection, repair
 from server.query.integrity.citations import build_citation, renumber
 from server.query.integrity.gate import Mode, claim_verdict, gate_result

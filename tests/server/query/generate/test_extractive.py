@@ -9,8 +9,8 @@ import pytest
 
 from server.core.contracts import Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
+from server.query.claims import classify_claim
 from server.query.generate import build_generator
-from server.query.generate.claims import classify_claim
 from server.query.generate.extractive import ExtractiveGenerator
 from tests.fakes import HashEmbedder
 

@@ -17,7 +17,7 @@ from server.core.contracts import (
 )
 from server.core.settings import Settings, load_settings
 from server.query.answer import generate_verified as compose
-from server.query.generate.extractive import render
+from server.query.claims import render
 from server.query.integrity.gate import code_verdict
 from server.query.integrity.live import LiveIndex
 from server.query.integrity.verify import IDK, Composed

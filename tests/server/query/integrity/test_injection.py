@@ -20,7 +20,7 @@ from server.core.contracts import (
 )
 from server.core.settings import Settings, load_settings
 from server.query.answer import generate_verified as compose
-from server.query.generate.extractive import render
+from server.query.claims import render
 from server.query.integrity.injection import instruction_in, quarantined
 from server.query.integrity.verify import IDK
 from tests.server.query.integrity.helpers import HIT_A, LIVE, WordOverlapScorer, claim, slot

@@ -1,10 +1,13 @@
-"""Claim typing after seeds 000 and 004: a small, ordered decision tree (pure)."""
+"""Claims as both generators write them and the checker reads them (neutral: neither
+generates nor checks): claim typing after seeds 000 and 004 (a small, ordered decision
+tree) and `render`, the answer text with its [n] markers."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from server.core.contracts import ClaimType
+from server.core.contracts import Claim, ClaimType
 
 NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:%|percent\b)?")
 _REFERENCE = re.compile(
@@ -54,3 +57,15 @@ def defined_term(text: str) -> str | None:
         re.IGNORECASE,
     )
     return match.group(1).strip() if match else None
+
+
+def render(claims: Sequence[Claim]) -> str:
+    """Claims joined into paragraphs, one per segment, each sentence with its [n] markers."""
+    paragraphs: dict[int, list[str]] = {}
+    for claim in claims:
+        markers = "".join(f"[{s.n}]" for s in claim.citations)
+        text = claim.text.rstrip()
+        label = f"{claim.label} " if claim.label else ""
+        sentence = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
+        paragraphs.setdefault(claim.segment, []).append(sentence)
+    return "\n\n".join(" ".join(p) for _, p in sorted(paragraphs.items()))
