@@ -1,4 +1,5 @@
-"""`citegate ingest PATH...`: load, chunk, embed and write documents (SPEC 2)."""
+"""`citegate ingest PATH...`: load, chunk, embed and write documents (SPEC 2), locally or
+through a running `citegate serve`."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from citegate.commands.client import (
+    KEY_ENV,
+    URL_ENV,
+    Client,
+    find_server,
+    ingest_remote,
+    refuse_local_only,
+)
 from citegate.render import fail
 from server.core.contracts import IngestReport
 from server.core.errors import CitegateError, InputError, StoreLockedError
-from server.core.settings import load_settings
+from server.core.settings import Settings, load_settings
 
 
 @contextmanager
@@ -65,41 +74,53 @@ def ingest(
         bool, typer.Option("--json", help="print the summary as one JSON object")
     ] = False,
 ) -> None:
-    """Ingest Markdown, text, HTML and PDF files; unchanged documents are skipped."""
-    from ingest.pipeline import discover, ingest_paths
-    from server.query.engine import build_embedder, build_sparse, open_index
+    """Ingest Markdown, text, HTML and PDF files; unchanged documents are skipped.
+
+    While `citegate serve` owns the index (or with CITEGATE_SERVER_URL set), the files are
+    uploaded to its `POST /v1/ingest` instead, and the summary is the same.
+    """
+    from ingest.pipeline import discover
 
     try:
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise InputError(f"no such file or folder: {', '.join(missing)}")
         settings = load_settings()
-        embedder, sparse = build_embedder(settings), build_sparse(settings)
-        try:
-            store = open_index(settings, embedder, sparse, rebuild=rebuild)
-        except StoreLockedError as exc:
-            raise StoreLockedError(
-                f"{exc}. With `citegate serve` running: curl -X POST "
-                "-H 'Authorization: Bearer ADMIN_KEY' -F file=@PATH "
-                "http://127.0.0.1:8000/v1/ingest"
-            ) from exc
-        total = len(discover(paths, settings.ingest.extensions))
-        try:
-            with _progress_bar(total, sys.stderr.isatty() and not as_json) as advance:
-                report = ingest_paths(
+        found = discover(paths, settings.ingest.extensions)
+        server = find_server(settings)
+        show = sys.stderr.isatty() and not as_json
+        if server is None:
+            try:
+                report = _local(
                     paths,
-                    settings=settings,
-                    embedder=embedder,
-                    sparse=sparse,
-                    store=store,
-                    tags=[t for t in tags.split(",") if t],
+                    settings,
+                    total=len(found),
+                    show=show,
+                    tags=tags,
                     source_url_prefix=source_url_prefix,
                     rev=rev,
                     prune=prune,
+                    rebuild=rebuild,
+                )
+            except StoreLockedError as exc:
+                server = find_server(settings)  # the server took the index meanwhile
+                if server is None:
+                    raise StoreLockedError(
+                        f"{exc}. To send these files to a running `citegate serve`, set "
+                        f"{URL_ENV}=http://HOST:PORT (and {KEY_ENV} to an admin key) and run "
+                        "this command again"
+                    ) from exc
+        if server is not None:
+            refuse_local_only(source_url_prefix=source_url_prefix, prune=prune, rebuild=rebuild)
+            with Client(server) as client, _progress_bar(len(found), show) as advance:
+                report = ingest_remote(
+                    client,
+                    found,
+                    settings=settings,
+                    tags=tags,
+                    rev=rev,
                     progress=advance,  # type: ignore[arg-type]
                 )
-        finally:
-            store.close()
     except CitegateError as exc:
         fail(exc, as_json=as_json)
     if as_json:
@@ -110,6 +131,42 @@ def ingest(
     if docs.new + docs.changed + docs.unchanged == 0:
         Console(stderr=True).print("[red]nothing could be ingested[/]: fix the files listed above")
         raise typer.Exit(code=1)
+
+
+def _local(
+    paths: list[Path],
+    settings: Settings,
+    *,
+    total: int,
+    show: bool,
+    tags: str,
+    source_url_prefix: str | None,
+    rev: str | None,
+    prune: bool,
+    rebuild: bool,
+) -> IngestReport:
+    """Ingest into the index this process opens (the embedded one, or a Qdrant server)."""
+    from ingest.pipeline import ingest_paths
+    from server.query.engine import build_embedder, build_sparse, open_index
+
+    embedder, sparse = build_embedder(settings), build_sparse(settings)
+    store = open_index(settings, embedder, sparse, rebuild=rebuild)
+    try:
+        with _progress_bar(total, show) as advance:
+            return ingest_paths(
+                paths,
+                settings=settings,
+                embedder=embedder,
+                sparse=sparse,
+                store=store,
+                tags=[t for t in tags.split(",") if t],
+                source_url_prefix=source_url_prefix,
+                rev=rev,
+                prune=prune,
+                progress=advance,  # type: ignore[arg-type]
+            )
+    finally:
+        store.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
+import os
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -12,6 +14,7 @@ from citegate.render import fail
 from server.core.errors import ConfigError
 from server.core.ports import Ingestor
 from server.core.settings import Settings, load_settings
+from server.index.store.lock import edge_lock_path, forget_server, record_server
 from server.query.answer import Engine
 
 
@@ -31,12 +34,57 @@ def build_ingestor(engine: Engine) -> Ingestor:
     return StoreIngestor(engine.settings, engine.embedder, engine.sparse, engine.store)
 
 
-def build_app(settings: Settings) -> FastAPI:
-    """The app wired with the real engine and the admin functions (used by tests too)."""
-    from server.query.engine import build_engine
+def client_url(host: str, port: int) -> str:
+    """The URL a client on this machine uses for a server bound to `host`:`port`."""
+    if host in {"", "0.0.0.0"}:  # every IPv4 address: loopback is one of them
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def advertised(
+    build_engine: Callable[[Settings], Engine], url: str
+) -> Callable[[Settings], Engine]:
+    """`build_engine`, then record `url` beside the embedded index's lock, so `citegate ingest`
+    and `citegate ask` send their work here instead of being refused. The record goes when the
+    lock is released (the store closes at shutdown) and `serve` removes it on the way out."""
+
+    def build(settings: Settings) -> Engine:
+        engine = build_engine(settings)
+        if not settings.qdrant_url:  # the embedded index: one owner, and it is this process
+            record_server(edge_lock_path(settings), url)
+        return engine
+
+    return build
+
+
+def build_app(
+    settings: Settings,
+    *,
+    build_engine: Callable[[Settings], Engine] | None = None,
+    url: str | None = None,
+) -> FastAPI:
+    """The app wired with the real engine (or `build_engine`) and the admin functions; with
+    `url`, the address is recorded beside the index lock once the index is open."""
+    from server.query.engine import build_engine as real_engine
     from server.service.app import create_app
 
-    return create_app(settings, build_engine=build_engine, build_ingestor=build_ingestor)
+    builder = build_engine or real_engine
+    if url is not None:
+        builder = advertised(builder, url)
+    return create_app(settings, build_engine=builder, build_ingestor=build_ingestor)
+
+
+def _unset_empty_keys() -> None:
+    """An empty CITEGATE_API_KEYS or CITEGATE_API_KEYS_FILE means none: docker compose passes
+    `${CITEGATE_API_KEYS:-}` as "" when it is not set, which the settings loader would reject
+    as malformed JSON instead of `serve` saying that keys are needed."""
+    for name in ("CITEGATE_API_KEYS", "CITEGATE_API_KEYS_FILE"):
+        if os.environ.get(name) == "":
+            del os.environ[name]
 
 
 def serve(
@@ -50,9 +98,10 @@ def serve(
 
     from server.service.auth import load_keys
 
-    settings = load_settings()
-    host = host or settings.service.host
+    _unset_empty_keys()
     try:
+        settings = load_settings()
+        host = host or settings.service.host
         if not _loopback(host) and not load_keys(settings):
             raise ConfigError(
                 f"refusing to bind {host} with no API keys configured: set CITEGATE_API_KEYS "
@@ -60,9 +109,12 @@ def serve(
             )
     except ConfigError as exc:
         fail(exc, as_json=False)
-    uvicorn.run(
-        build_app(settings), host=host, port=port or settings.service.port, log_level="info"
-    )
+    port = port or settings.service.port
+    app = build_app(settings, url=client_url(host, port))
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info")
+    finally:
+        forget_server(edge_lock_path(settings))
 
 
 def register(app: typer.Typer) -> None:
