@@ -187,6 +187,11 @@ class Claim(Frozen):
     citations: tuple[CitationSlot, ...] = ()
     segment: int = Field(default=1, ge=1, description="answer segment (paragraph) it belongs to")
     label: str | None = Field(default=None, description="visible label such as [general knowledge]")
+    reference: str | None = Field(
+        default=None,
+        description="a file the cited text includes by reference (a docs include directive "
+        "whose target is not in the corpus): shown beside the claim, never claimed",
+    )
 
 
 class CheckCode(StrEnum):

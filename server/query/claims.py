@@ -60,12 +60,21 @@ def defined_term(text: str) -> str | None:
 
 
 def render(claims: Sequence[Claim]) -> str:
-    """Claims joined into paragraphs, one per segment, each sentence with its [n] markers."""
-    paragraphs: dict[int, list[str]] = {}
+    """Claims joined into paragraphs, one per segment, each with its [n] markers; a claim
+    that carries a block (a list or code under its sentence) stands as its own paragraph."""
+    segments: dict[int, list[list[str]]] = {}
     for claim in claims:
         markers = "".join(f"[{s.n}]" for s in claim.citations)
         text = claim.text.rstrip()
         label = f"{claim.label} " if claim.label else ""
-        sentence = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
-        paragraphs.setdefault(claim.segment, []).append(sentence)
-    return "\n\n".join(" ".join(p) for _, p in sorted(paragraphs.items()))
+        shown = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
+        if claim.reference:
+            shown += f" (code: `{claim.reference}`)"
+        blocks = segments.setdefault(claim.segment, [[]])
+        if "\n" in text:
+            blocks += [[shown], []]
+        else:
+            blocks[-1].append(shown)
+    return "\n\n".join(
+        " ".join(block) for _, blocks in sorted(segments.items()) for block in blocks if block
+    )

@@ -8,7 +8,7 @@ from evals.calibration.extractive import GRID, Item, grid, objective
 from evals.gold import GoldSpan
 from server.core.contracts import Chunk, Hit, Offsets
 from server.core.settings import load_settings
-from server.core.text import Sentence
+from server.query.evidence import Unit
 from server.query.generate.extractive import Features
 
 DOC = "# A\n\nAlpha is first. Beta is second.\n\n# B\n\nGamma is third.\n"
@@ -37,7 +37,7 @@ def _hit(section: str, start: int, end: int, k: int) -> Hit:
 
 def _feature(hit: Hit, text: str, cosine: float) -> Features:
     start = DOC.index(text)
-    sentence = Sentence(start, start + len(text), text, text)
+    sentence = Unit(start, start + len(text), text, text, "sentence")
     return Features(hit, sentence, cosine, 0.0, 1.0, frozenset(text.lower().split()))
 
 

@@ -26,6 +26,11 @@ class GenerationSettings(BaseModel):
     redundant_overlap: float = Field(
         ge=0.0, le=1.0, description="content-word Jaccard above which a sentence repeats one"
     )
+    max_unit_chars: int = Field(
+        gt=0,
+        description="characters a lead-in unit may span with the list or code it introduces "
+        "(cut at an item or line boundary)",
+    )
     llm_offered: int = Field(
         gt=0, description="reranked snippets shown to the LLM, the enum of its citation ids"
     )

@@ -1,11 +1,13 @@
-"""The extractive generator: claims are sentences of the evidence, so it always works offline.
+"""The extractive generator: claims are evidence units, so it always works offline.
 
-Claims first: candidate sentences of the top hits are scored against the question
-(embedding cosine, content-word overlap, the hit's rerank score relative to the best hit's;
-weights and cut-offs in `generation` settings, fitted by `evals/calibration/extractive.py`),
-picked greedily without redundancy, typed, and each gets one citation slot whose quote is the
-exact sentence.
-Then the answer is composed from the claims, one paragraph (segment) per section.
+Claims first: the evidence units of the top hits (`server.query.evidence`: a sentence, or a
+sentence with the list or code it introduces, never a pointer, a change-log entry or a
+fragment unless the question asks for one) are scored against the question (embedding
+cosine, content-word overlap, the hit's rerank score relative to the best hit's; weights and
+cut-offs in `generation` settings, fitted by `evals/calibration/extractive.py`), picked
+greedily without redundancy, typed, and each gets one citation slot whose quote is the exact
+unit. The best unit leads the answer (the direct answer first); the others follow by score,
+one paragraph (segment) per section in the order the sections first appear.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ from dataclasses import dataclass
 from server.core.contracts import CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
-from server.core.text import Sentence, content_words, sentences
+from server.core.text import content_words
 from server.query.claims import classify_claim, render
+from server.query.evidence import Unit, admissible, units
 from server.query.retrieve import cosine
 
 
 @dataclass(frozen=True)
 class Features:
-    """One candidate sentence and what its score is made of (computed once per question)."""
+    """One candidate unit and what its score is made of (computed once per question)."""
 
     hit: Hit
-    sentence: Sentence
+    sentence: Unit
     cosine: float  # question vs sentence embedding
     overlap: float  # share of the question's content words in the sentence
     hit_score: float  # the hit's rerank score relative to the best hit's (best = 1)
@@ -36,7 +39,7 @@ class Features:
 @dataclass(frozen=True)
 class Picked:
     hit: Hit
-    sentence: Sentence
+    sentence: Unit
     score: float
     words: frozenset[str]
 
@@ -50,15 +53,23 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def features(
-    question: str, hits: Sequence[Hit], embedder: Embedder, evidence_hits: int
+    question: str,
+    hits: Sequence[Hit],
+    embedder: Embedder,
+    evidence_hits: int,
+    max_unit_chars: int = 900,
 ) -> list[Features]:
-    """Every sentence of the top `evidence_hits` hits except questions (they assert nothing)."""
-    pairs = [
-        (h, s)
-        for h in hits[:evidence_hits]
-        for s in sentences(h.chunk)
-        if not s.display.rstrip().endswith("?")
-    ]
+    """Every admissible unit of the top `evidence_hits` hits except questions (they assert
+    nothing); a unit repeated by overlapping chunks is scored once."""
+    seen: set[tuple[str, int, int]] = set()
+    pairs = []
+    for h in hits[:evidence_hits]:
+        for u in units(h.chunk, max_unit_chars):
+            key = (h.chunk.doc_id, u.start, u.end)
+            if key in seen or u.display.rstrip().endswith("?") or not admissible(u, question):
+                continue
+            seen.add(key)
+            pairs.append((h, u))
     if not pairs:
         return []
     qwords = set(content_words(question))
@@ -124,11 +135,13 @@ class ExtractiveGenerator:
         return "extractive"
 
     def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft:
-        found = features(question, hits, self._embedder, self._cfg.evidence_hits)
-        chosen = select(found, self._cfg, self._max_claims)
-        # Present in evidence order: by section of first appearance, then document position.
+        found = features(
+            question, hits, self._embedder, self._cfg.evidence_hits, self._cfg.max_unit_chars
+        )
+        chosen = select(found, self._cfg, self._max_claims)  # best first
+        # The best unit leads; each section's units stay together, by score.
         sections = list(dict.fromkeys(c.hit.chunk.section_id for c in chosen))
-        chosen.sort(key=lambda c: (sections.index(c.hit.chunk.section_id), c.sentence.start))
+        chosen.sort(key=lambda c: sections.index(c.hit.chunk.section_id))
         claims = []
         for n, cand in enumerate(chosen, start=1):
             s = cand.sentence
@@ -145,6 +158,7 @@ class ExtractiveGenerator:
                     type=classify_claim(s.display),
                     citations=(slot,),
                     segment=sections.index(cand.hit.chunk.section_id) + 1,
+                    reference=s.reference,
                 )
             )
         return Draft(claims=tuple(claims), answer=render(claims), generator=self.name)

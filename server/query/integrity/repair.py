@@ -26,7 +26,8 @@ from server.core.contracts import (
     Verdict,
 )
 from server.core.ports import SupportScorer
-from server.core.text import Sentence, content_words, sentences
+from server.core.text import content_words
+from server.query.evidence import Unit, units
 
 CORRECTED = "[corrected]"
 UNSUPPORTED = "[unsupported]"
@@ -49,16 +50,16 @@ def closest_supported(
     scorer: SupportScorer,
     threshold: float,
     taken: set[tuple[int, int]],
-) -> tuple[Hit, Sentence, float] | None:
-    """The evidence sentence that supports `text` best, if any reaches `threshold`.
+) -> tuple[Hit, Unit, float] | None:
+    """The evidence unit that supports `text` best, if any reaches `threshold`.
 
     Spans in `taken` (already cited by a supported claim) are not offered again; ties keep
     the earlier hit and sentence (deterministic).
     """
-    best: tuple[Hit, Sentence, float] | None = None
+    best: tuple[Hit, Unit, float] | None = None
     for hit in hits.values():
-        for sent in sentences(hit.chunk):
-            if (sent.start, sent.end) in taken:
+        for sent in units(hit.chunk):
+            if sent.meta or (sent.start, sent.end) in taken:
                 continue
             score = scorer.support(text, sent.quote)
             if score >= threshold and (best is None or score > best[2]):
@@ -67,7 +68,7 @@ def closest_supported(
 
 
 def _substitute(
-    claim: Claim, found: tuple[Hit, Sentence, float], codes: tuple[CheckCode, ...]
+    claim: Claim, found: tuple[Hit, Unit, float], codes: tuple[CheckCode, ...]
 ) -> tuple[Claim, Repair]:
     hit, sent, score = found
     n = claim.citations[0].n if claim.citations else 1

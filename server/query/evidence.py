@@ -1,0 +1,256 @@
+"""Evidence units: what a claim may cite, read from a chunk's Markdown structure.
+
+A unit is one exact span of a chunk that can stand on its own as an answer:
+- a sentence of a paragraph;
+- a sentence that leads into a list, table or code block, together with that block (a lead-in
+  never stands without what it introduces: when the block is not in the chunk, the lead-in is
+  not a unit at all);
+- a sentence that leads into a documentation-generator include (`{* docs_src/app.py *}`) whose
+  file is not in the corpus: the sentence, with the include's target as a `reference`;
+- a list item on its own (code or a table with no sentence before it is no unit).
+
+Each unit also says what it is *not*: a pointer to other reading ("Read more about it in the
+docs"), an entry of a list of changes (release notes), a verb-less fragment. These are decided
+from general features (link share, a reading verb before a link, an issue or pull-request
+number, a word count), never from one corpus's phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from server.core import markdown
+from server.core.contracts import Chunk
+from server.core.text import content_words, display
+
+UnitKind = Literal["sentence", "lead_in", "item", "code"]
+
+_SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
+_LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
+_ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\d+", re.I)
+_READING_VERB = re.compile(
+    r"^\W*(?:you\s+(?:can|could|will|might)\s+)?(?:read|see|check|learn|refer|visit|find|look|"
+    r"go)\b",
+    re.I,
+)
+_READING_TARGET = re.compile(
+    r"\b(?:docs?|documentation|section|chapter|guide|tutorial|page|article|reference|below|"
+    r"above|here|link)\b",
+    re.I,
+)
+_LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
+_MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
+_EMOJI_START = re.compile(r"^\W*[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_ASKS_LINK = re.compile(r"\b(?:link|url|where (?:can|do) i (?:read|find|learn))\b", re.I)
+_ASKS_VERSION = re.compile(
+    r"\b(?:version|release|released|changelog|added in|since when|deprecated)\b|\d+\.\d+", re.I
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One citable unit: exact document offsets, the exact text and how to show it."""
+
+    start: int
+    end: int
+    quote: str  # == document text[start:end]
+    display: str  # for reading: prose cleaned of link and emphasis syntax, code verbatim
+    kind: UnitKind
+    reference: str | None = None  # an include directive's target, shown, never claimed
+    pointer: bool = False
+    changelog: bool = False
+    fragment: bool = False
+
+    @property
+    def meta(self) -> bool:
+        """A unit that talks about other text rather than stating something."""
+        return self.pointer or self.changelog or self.fragment
+
+
+def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Sentence spans of one paragraph block (trimmed, never empty)."""
+    cursor = start
+    cuts = [start + m.start() for m in _SENT_END.finditer(text[start:end])]
+    for cut in [*cuts, end]:
+        lo, hi = cursor, cut
+        while lo < hi and text[lo].isspace():
+            lo += 1
+        while hi > lo and text[hi - 1].isspace():
+            hi -= 1
+        if hi > lo:
+            yield lo, hi
+        cursor = cut
+
+
+def link_share(text: str) -> float:
+    """Share of a text's readable characters (link targets not counted) that are link text."""
+    anchors = sum(len(m.group(1)) for m in _LINK.finditer(text))
+    readable = len(_LINK.sub(lambda m: m.group(1), text).strip())
+    return anchors / readable if readable else 0.0
+
+
+def is_pointer(text: str) -> bool:
+    """Sends the reader elsewhere instead of saying something: mostly a link, or a reading
+    verb ("read", "see", "check", ...) aimed at a link or at other documentation."""
+    bare = text.strip()
+    if link_share(bare) > _LINK_ONLY:
+        return True
+    return bool(_READING_VERB.search(bare)) and bool(
+        _LINK.search(bare) or _READING_TARGET.search(bare)
+    )
+
+
+def is_changelog(text: str) -> bool:
+    """An entry of a list of changes: names an issue or pull request, or opens with an emoji
+    and links somewhere (release-note style)."""
+    return bool(_ISSUE.search(text)) or bool(_EMOJI_START.search(text) and _LINK.search(text))
+
+
+def _marker_end(text: str) -> int:
+    m = markdown.LIST_ITEM.match(text)
+    return m.end() if m else 0
+
+
+def _unit(
+    text: str,
+    base: int,
+    lo: int,
+    hi: int,
+    kind: UnitKind,
+    *,
+    prose_end: int | None = None,
+    reference: str | None = None,
+) -> Unit:
+    """A unit over text[lo:hi]; for a lead-in, text[lo:prose_end] is its sentence and the
+    rest the block it introduces (shown verbatim, line by line)."""
+    quote = text[lo:hi]
+    if kind == "code":
+        prose, shown = "", quote.strip()
+    elif kind == "item":
+        prose = text[lo + _marker_end(quote) : hi]
+        shown = display(prose)
+    else:
+        prose = text[lo : prose_end if prose_end is not None else hi]
+        rest = text[prose_end:hi].strip() if prose_end is not None else ""
+        shown = f"{display(prose)}\n{rest}" if rest else display(prose)
+        if reference is not None and shown.endswith(":"):  # its content is the reference
+            shown = shown[:-1].rstrip() + "."
+    return Unit(
+        start=base + lo,
+        end=base + hi,
+        quote=quote,
+        display=shown,
+        kind=kind,
+        reference=reference,
+        pointer=bool(prose) and is_pointer(prose),
+        changelog=bool(prose) and is_changelog(prose),
+        fragment=kind in ("sentence", "item") and len(content_words(prose)) < _MIN_WORDS[kind],
+    )
+
+
+def _items(text: str, block: markdown.Block) -> Iterator[tuple[int, int]]:
+    """Top-level items of a list block, each with its indented continuation lines."""
+    starts = [
+        pos
+        for pos, line, _ in markdown.lines(text[block.start : block.end])
+        if markdown.LIST_ITEM.match(line) and not line[:1].isspace()
+    ]
+    starts = [block.start + s for s in starts] or [block.start]
+    ends = [*starts[1:], block.end]
+    for lo, stop in zip(starts, ends, strict=True):
+        hi = lo + len(text[lo:stop].rstrip())
+        if hi > lo:
+            yield lo, hi
+
+
+def _fit(text: str, lo: int, block: markdown.Block, max_chars: int) -> int:
+    """Where a lead-in unit ends: the whole block, or its leading items/lines up to
+    `max_chars` characters (never less than the first item or line)."""
+    if block.end - lo <= max_chars:
+        return block.end
+    pieces = list(_items(text, block)) if block.kind == "list" else []
+    if not pieces:
+        pieces = [
+            (block.start + p, block.start + p + len(line.rstrip("\n")))
+            for p, line, _ in markdown.lines(text[block.start : block.end])
+        ]
+    end = pieces[0][1]
+    for _, hi in pieces[1:]:
+        if hi - lo > max_chars:
+            break
+        end = hi
+    return end
+
+
+def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
+    """The chunk's evidence units in document order (see the module docstring)."""
+    text, base = chunk.text, chunk.offsets.start
+    found: list[Unit] = []
+    blocks = markdown.blocks(text)
+    led: set[int] = set()
+    for i, block in enumerate(blocks):
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if block.kind == "paragraph":
+            made, took = _paragraph(text, base, block, nxt, max_chars)
+            found += made
+            if took:
+                led.add(i + 1)
+        elif i in led:
+            continue
+        elif block.kind == "list":
+            found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
+    return found  # code, tables, headings and directives count only with a lead-in
+
+
+def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:
+    """A sentence ending in ":" leads into the list, table or code right after it; prose
+    right before a code block is taken to introduce the code too."""
+    if nxt is None or nxt.kind not in ("list", "code", "table"):
+        return False
+    return sentence.rstrip().endswith(":") or nxt.kind == "code"
+
+
+def _paragraph(
+    text: str, base: int, block: markdown.Block, nxt: markdown.Block | None, max_chars: int
+) -> tuple[list[Unit], bool]:
+    """The paragraph's units, and whether its last sentence took the next block with it."""
+    spans = list(_sentences(text, block.start, block.end))
+    out = [_unit(text, base, lo, hi, "sentence") for lo, hi in spans[:-1]]
+    if not spans:
+        return out, False
+    lo, hi = spans[-1]
+    last = text[lo:hi]
+    if nxt is not None and _leads_into(last, nxt):
+        end = _fit(text, lo, nxt, max_chars)
+        out.append(_unit(text, base, lo, end, "lead_in", prose_end=hi))
+        return out, True
+    target = None
+    if nxt is not None and nxt.kind == "directive":
+        target = markdown.include_target(text[nxt.start : nxt.end])
+    if target is not None:
+        out.append(_unit(text, base, lo, hi, "lead_in", reference=target))
+    elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
+        out.append(_unit(text, base, lo, hi, "sentence"))
+    return out, False
+
+
+def asks_for_pointer(question: str) -> bool:
+    """The question asks for a link or a place to read: pointers may answer it."""
+    return bool(_ASKS_LINK.search(question))
+
+
+def asks_for_version(question: str) -> bool:
+    """The question asks about a version or a release: change entries may answer it."""
+    return bool(_ASKS_VERSION.search(question))
+
+
+def admissible(unit: Unit, question: str) -> bool:
+    """Whether a unit may be offered as a claim for this question at all."""
+    if unit.fragment:
+        return False
+    if unit.pointer and not asks_for_pointer(question):
+        return False
+    return not (unit.changelog and not asks_for_version(question))

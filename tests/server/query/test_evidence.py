@@ -1,0 +1,102 @@
+"""Evidence units on hand-built Markdown: offsets and kinds worked out by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from server.core.contracts import Chunk, Offsets
+from server.query.evidence import admissible, is_changelog, is_pointer, units
+
+DOC = (
+    "# Upload\n"  # 0..9
+    "\n"
+    "Using `UploadFile` has several advantages over `bytes`:\n"  # 10..65
+    "\n"
+    "* It uses a spooled file.\n"  # 67..92
+    "* You can get metadata from the upload.\n"  # 93..132
+    "\n"
+    "Install the package with:\n"  # 134..159
+    "\n"
+    "```console\n$ pip install multipart\n```\n"  # 10 + 1 + 23 + 1 + 3 = 38: 161..199
+    "\n"
+    "Import `File` from `fastapi`:\n"  # 29: 201..230
+    "\n"
+    "{* ../../docs_src/request_files/tutorial001.py hl[3] *}\n"
+    "\n"
+    "The following settings are supported:\n"  # a lead-in whose list is not in the chunk
+)
+
+
+def _chunk(start: int, end: int) -> Chunk:
+    return Chunk(
+        doc_id="upload.md",
+        section_id="upload/upload",
+        snippet_id="u-1",
+        source_url="upload.md",
+        offsets=Offsets(start=start, end=end),
+        tokens=60,
+        index_hash="ih",
+        embed_model="m",
+        analyzer="a",
+        rev="r1",
+        text=DOC[start:end],
+        title="Upload",
+        tags=(),
+        updated_at=datetime(2026, 1, 1, tzinfo=UTC),
+        content_hash="c",
+    )
+
+
+def test_a_lead_in_is_cited_with_what_it_introduces() -> None:
+    found = units(_chunk(0, len(DOC)))
+    assert [(u.kind, u.start, u.end) for u in found] == [
+        ("lead_in", 10, 132),
+        ("lead_in", 134, 199),
+        ("lead_in", 201, 230),
+    ]
+    for u in found:
+        assert DOC[u.start : u.end] == u.quote
+    lead, code, include = found
+    assert lead.display == (
+        "Using `UploadFile` has several advantages over `bytes`:\n"
+        "* It uses a spooled file.\n* You can get metadata from the upload."
+    )
+    assert code.quote.endswith("$ pip install multipart\n```")
+    assert include.reference == "../../docs_src/request_files/tutorial001.py"
+    assert include.display == "Import `File` from `fastapi`."  # never a claim ending in ":"
+    assert not any(u.display.rstrip().endswith(":") for u in found)
+
+
+def test_offsets_are_document_offsets_when_the_chunk_starts_later() -> None:
+    found = units(_chunk(67, 132))  # the list alone: two items, no lead-in in this chunk
+    assert [(u.kind, u.start, u.end, u.display) for u in found] == [
+        ("item", 67, 92, "It uses a spooled file."),
+        ("item", 93, 132, "You can get metadata from the upload."),
+    ]
+
+
+def test_a_long_list_is_cut_at_an_item_boundary() -> None:
+    found = units(_chunk(0, len(DOC)), max_chars=90)
+    assert (found[0].start, found[0].end) == (10, 92)  # lead-in and the first item only
+
+
+def test_pointers_and_change_entries_are_told_by_general_features() -> None:
+    assert is_pointer("Read more about it in the [FastAPI docs for Testing](https://x.org/t).")
+    assert is_pointer("See the [Advanced User Guide](advanced/index.md).")
+    assert is_pointer("[Starlette's docs](https://www.starlette.io/)")
+    assert not is_pointer("First install [`python-multipart`](https://github.com/k/pm).")
+    assert not is_pointer("The browser sends a preflight request to check the origin.")
+    assert is_changelog("📝 Update docs for CORS. PR [#1234](https://github.com/a/b/pull/1234).")
+    assert is_changelog("Fix header parsing. PR #16196 by @someone.")
+    assert not is_changelog("The default port is 8000.")
+
+
+def test_pointers_answer_only_questions_about_links_or_versions() -> None:
+    text = "Read more about it in the [docs for Testing](https://x.org/t)."
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    (pointer,) = units(chunk)
+    assert pointer.pointer
+    assert not admissible(pointer, "How do I test my app?")
+    assert admissible(pointer, "Where can I read more about testing? Give me the link.")
