@@ -974,8 +974,10 @@ def _say(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 
-def with_threshold(t: float) -> Settings:
-    return load_settings(integrity={"support_threshold": t})
+def with_threshold(settings: Settings, t: float) -> Settings:
+    """`settings` with `integrity.support_threshold` = t (the YAML is not read again)."""
+    integrity = settings.integrity.model_copy(update={"support_threshold": t})
+    return settings.model_copy(update={"integrity": integrity})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1017,7 +1019,11 @@ def main(argv: list[str] | None = None) -> int:
     rows_dev = run_all(dev, scorer, settings, live)
     curve = []
     for t in sorted({*THRESHOLDS, configured}):
-        rows = rows_test if t == configured else run_all(test, scorer, with_threshold(t), live)
+        rows = (
+            rows_test
+            if t == configured
+            else run_all(test, scorer, with_threshold(settings, t), live)
+        )
         curve.append(
             {
                 "support_threshold": t,
