@@ -15,11 +15,17 @@ from server.query.engine import assemble, index_identity
 from tests.fakes import HashEmbedder
 
 SAMPLES = repo_root() / "samples" / "corpus"
+HASH_RELEVANCE_FLOOR = 0.1  # cosine of HashEmbedder(dim=256) vectors, for related texts ~0.25
 
 
 def offline_engine(
     settings: Settings, corpus: Path = SAMPLES, tags: tuple[str, ...] = ()
 ) -> Engine:
+    # The hash embedder's cosines run lower than MiniLM's (a related claim scores ~0.25, not
+    # ~0.5): the shipped relevance floor is MiniLM's, so it is scaled down here, in one place.
+    floor = min(settings.integrity.relevance_floor, HASH_RELEVANCE_FLOOR)
+    integrity = settings.integrity.model_copy(update={"relevance_floor": floor})
+    settings = settings.model_copy(update={"integrity": integrity})
     embedder = HashEmbedder(dim=256)
     sparse = Bm25Encoder(settings.models)
     store = open_memory_store(index_identity(settings, embedder, sparse))

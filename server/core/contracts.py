@@ -219,6 +219,7 @@ class CheckCode(StrEnum):
     NEW_FACT_IN_REASONING = "new_fact_in_reasoning"
     LABEL_MISSING = "label_missing"
     INJECTED_INSTRUCTION = "injected_instruction"
+    OFF_TOPIC = "off_topic"  # the claim does not bear on the question: dropped
     LLM_UNAVAILABLE = "llm_unavailable"  # the LLM endpoint was down: extractive answered
     NEGATION_MISMATCH = "negation_mismatch"
     QUANTIFIER_MISMATCH = "quantifier_mismatch"
@@ -299,6 +300,7 @@ class RepairAction(StrEnum):
     FALLBACK = "fallback"
     LLM_FALLBACK = "llm_fallback"
     QUARANTINE = "quarantine"
+    DROP = "drop"  # an off-topic claim left the answer
 
 
 class Repair(Frozen):

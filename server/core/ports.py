@@ -109,6 +109,14 @@ class SupportScorer(Protocol):
     def support(self, claim: str, evidence: str) -> float: ...
 
 
+class RelevanceScorer(Protocol):
+    """How much each text bears on a question, on one scale per scorer (higher: more)."""
+
+    @property
+    def name(self) -> str: ...
+    def relevance(self, question: str, texts: Sequence[str]) -> list[float]: ...
+
+
 class Generator(Protocol):
     """Claims first, then citation slots filled from `hits`, then the answer text (SPEC 4)."""
 

@@ -36,12 +36,15 @@ from server.core.ports import (
     Embedder,
     Generator,
     PairScorer,
+    RelevanceScorer,
     SparseEncoder,
     SupportScorer,
 )
 from server.core.settings import Settings
+from server.query.claims import render
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
+from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
 from server.query.rerank import absent_names, rerank, should_refuse
@@ -60,6 +63,7 @@ class Engine:
     store: ChunkStore
     reranker: PairScorer
     support: SupportScorer
+    relevance: RelevanceScorer
     generator: Generator
     policy: CorpusPolicy
 
@@ -164,6 +168,7 @@ def answer(
         [] if refused else got.hits,
         generator=engine.generator,
         scorer=engine.support,
+        relevance=engine.relevance,
         settings=settings,
         live=live,
         retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags).hits,
@@ -204,6 +209,7 @@ def generate_verified(
     settings: Settings,
     live: LiveIndex,
     retrieve_again: Callable[[str], list[Hit]],
+    relevance: RelevanceScorer | None = None,
     seed: int = 0,
     absent_names: Sequence[str] = (),
 ) -> Composed:
@@ -214,8 +220,10 @@ def generate_verified(
     named in its missing evidence. Hits that address the model never reach the generator;
     each is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
+    Claims that do not bear on the question (`relevance`) are dropped as `off_topic`.
     """
     notes: list[Repair] = []
+    strays: list[CodeFinding] = []
     ms = 0.0
     rounds = settings.integrity.max_regenerations
     for attempt in range(rounds + 1):
@@ -230,12 +238,18 @@ def generate_verified(
         draft = generator.generate(question, fenced.clean, seed=seed)
         ms += (perf_counter() - t0) * 1000
         draft = verify.label(draft, ctx)
+        if relevance is not None and draft.claims:
+            scores = relevance.relevance(question, [c.text for c in draft.claims])
+            kept, dropped, found = off_topic(draft.claims, scores, settings.integrity)
+            draft = draft.model_copy(update={"claims": tuple(kept), "answer": render(kept)})
+            notes += dropped
+            strays += found
         verdicts, _ = verify.evaluate(draft.claims, draft.answer, ctx)
         notes += [Repair(action=RepairAction.LLM_FALLBACK, reason=n) for n in draft.notes]
         if attempt == rounds or not repair.needs_regeneration(verdicts):
             draft, fixed = verify.repair_claims(draft, verdicts, ctx)
             composed = verify.finish(draft, question, ctx, [*notes, *fixed], ms)
-            return _llm_down(_regenerated(composed), draft)
+            return _with_codes(_llm_down(_regenerated(composed), draft), strays)
         cfg = settings.integrity
         expanded = repair.expand_query(
             question, fenced.clean, words=cfg.expansion_terms, top=cfg.expansion_hits
@@ -271,4 +285,13 @@ def _llm_down(composed: Composed, draft: Draft) -> Composed:
         return composed
     down = CodeFinding(code=CheckCode.LLM_UNAVAILABLE, detail=UNREACHABLE)
     gate = composed.gate.model_copy(update={"codes": (*composed.gate.codes, down)})
+    return composed.model_copy(update={"gate": gate})
+
+
+def _with_codes(composed: Composed, findings: Sequence[CodeFinding]) -> Composed:
+    """Findings of claims that left the answer (off topic) in the gate's codes; the verdict
+    stays the shown answer's own."""
+    if not findings:
+        return composed
+    gate = composed.gate.model_copy(update={"codes": (*composed.gate.codes, *findings)})
     return composed.model_copy(update={"gate": gate})

@@ -15,6 +15,7 @@ from server.index.store import open_store
 from server.query.answer import Engine
 from server.query.audit import TraceStore, trace_rows
 from server.query.generate import build_generator
+from server.query.integrity.relevance import EmbeddingRelevance
 from server.query.integrity.support import build_support_scorer
 from server.query.policy import load_policy
 from server.query.rerank import build_reranker
@@ -66,6 +67,7 @@ def assemble(
         store=store,
         reranker=build_reranker(settings.models, embedder, store),
         support=build_support_scorer(settings, embedder),
+        relevance=EmbeddingRelevance(embedder),
         generator=build_generator(settings, embedder=embedder),
         policy=load_policy(settings.corpus_policy_file),
     )

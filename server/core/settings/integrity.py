@@ -17,6 +17,13 @@ class IntegritySettings(BaseModel):
     allow_cross_section: bool = Field(description="seed 002 rule 3 whitelist switch")
     allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
     max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")
+    relevance_floor: float = Field(
+        description="cosine(question, claim) below which a claim is off topic and dropped "
+        "(calibrated; with every claim dropped the answer is I don't know)",
+    )
+    relevance_relative: float = Field(
+        ge=0.0, le=1.0, description="a claim also needs this share of the best claim's relevance"
+    )
     expansion_terms: int = Field(
         ge=0, description="heading terms added to the question when retrieving again"
     )

@@ -1,0 +1,64 @@
+"""Relevance as a check of its own: does a claim bear on the question at all?
+
+Support asks whether the cited span holds the claim; relevance asks whether the claim answers
+what was asked. A claim below `integrity.relevance_floor`, or below `relevance_relative` of the
+answer's most relevant claim, is dropped with `off_topic` (visible in `repairs`); when every
+claim is dropped the answer is "I don't know".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.core.contracts import CheckCode, Claim, CodeFinding, Repair, RepairAction
+from server.core.ports import Embedder
+from server.core.settings.integrity import IntegritySettings
+from server.query.retrieve import cosine
+
+
+class EmbeddingRelevance:
+    """cos(question, text) with the engine's dense embedder (one batch per answer)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+
+    @property
+    def name(self) -> str:
+        return f"cosine:{self._embedder.model_id}"
+
+    def relevance(self, question: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        q = self._embedder.embed_query(question)
+        return [cosine(q, v) for v in self._embedder.embed_documents(list(texts))]
+
+
+def floor_of(scores: Sequence[float], cfg: IntegritySettings) -> float:
+    """The bar a claim must reach: the absolute floor, or a share of the best claim."""
+    return max(cfg.relevance_floor, cfg.relevance_relative * max(scores, default=0.0))
+
+
+def off_topic(
+    claims: Sequence[Claim], scores: Sequence[float], cfg: IntegritySettings
+) -> tuple[list[Claim], list[Repair], list[CodeFinding]]:
+    """Claims that bear on the question, and a Repair and finding for each one dropped."""
+    bar = floor_of(scores, cfg)
+    kept: list[Claim] = []
+    repairs: list[Repair] = []
+    findings: list[CodeFinding] = []
+    for claim, score in zip(claims, scores, strict=True):
+        if score >= bar:
+            kept.append(claim)
+            continue
+        detail = f"relevance {score:.2f} below {bar:.2f}"
+        repairs.append(
+            Repair(
+                action=RepairAction.DROP,
+                claim_id=claim.id,
+                before=claim.text,
+                reason=f"dropped: it does not bear on the question ({detail})",
+                codes=(CheckCode.OFF_TOPIC,),
+            )
+        )
+        findings.append(CodeFinding(code=CheckCode.OFF_TOPIC, claim_id=claim.id, detail=detail))
+    return kept, repairs, findings
