@@ -4,6 +4,9 @@ One JSON object per line: `{"id", "question", "paraphrases": [..], "answerable":
 "claim_types": [..], "gold": [{"path", "heading", "quote"}], "answer_facts": [..]}`.
 A citation matches when it points into the gold file and its cited span overlaps the
 character span of a gold quote (found by exact search in the normalised text).
+
+Keys this version does not know (on an item or a gold reference) are ignored, not rejected,
+and `read_gold` lists them once; a missing required key is an error naming file and line.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ from server.core.markdown import section_bounds
 
 
 class GoldRef(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="ignore")
     path: str
     heading: str = ""
     quote: str = Field(min_length=1)
 
 
 class GoldItem(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="ignore")
     id: str
     question: str = Field(min_length=1)
     paraphrases: list[str] = []
@@ -37,19 +40,40 @@ class GoldItem(BaseModel):
     answer_facts: list[str] = []
 
 
-def load_gold(path: Path) -> list[GoldItem]:
-    """Parse a JSONL gold set; InputError names the line and the field."""
-    items = []
+def _unknown(raw: object) -> set[str]:
+    """Keys of one raw item (and of its gold references, as `gold.<key>`) the models ignore."""
+    if not isinstance(raw, dict):
+        return set()
+    keys = set(raw) - set(GoldItem.model_fields)
+    for ref in raw.get("gold") or []:
+        if isinstance(ref, dict):
+            keys |= {f"gold.{k}" for k in set(ref) - set(GoldRef.model_fields)}
+    return keys
+
+
+def read_gold(path: Path) -> tuple[list[GoldItem], list[str]]:
+    """Parse a JSONL gold set: the items and the sorted unknown keys that were ignored.
+
+    InputError names the file, the line and the field when a line is not a gold item.
+    """
+    items, ignored = [], set()
     for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            items.append(GoldItem.model_validate(json.loads(line)))
+            raw = json.loads(line)
+            items.append(GoldItem.model_validate(raw))
         except (json.JSONDecodeError, ValidationError) as exc:
             raise InputError(f"{path}:{no}: not a gold item: {exc}") from exc
+        ignored |= _unknown(raw)
     if not items:
         raise InputError(f"{path} holds no gold items")
-    return items
+    return items, sorted(ignored)
+
+
+def load_gold(path: Path) -> list[GoldItem]:
+    """Parse a JSONL gold set; InputError names the line and the field."""
+    return read_gold(path)[0]
 
 
 @dataclass(frozen=True)
