@@ -138,6 +138,15 @@ class IndexMeta(Frozen):
     updated_at: datetime
 
 
+class AlsoIn(Frozen):
+    """The same passage found in another document: collapsed into one citation (SPEC 1.1)."""
+
+    doc_id: str
+    source_url: str
+    snippet_id: str
+    rev: str
+
+
 class Hit(Frozen):
     """One retrieved chunk with its scores and ranks (optional fields of SPEC 1.1)."""
 
@@ -150,6 +159,9 @@ class Hit(Frozen):
     k_pos: int = Field(ge=1, description="1-based rank before rerank")
     k_final: int | None = Field(default=None, ge=1, description="1-based rank after rerank")
     old_document: bool = False
+    also_in: tuple[AlsoIn, ...] = Field(
+        default=(), description="near-duplicates of this chunk in other documents, not cited"
+    )
 
 
 class ClaimType(StrEnum):
@@ -261,6 +273,11 @@ class Citation(Chunk):
     k_final: int | None = None
     window: Window | None = None
     old_document: bool = False
+    also_in: tuple[AlsoIn, ...] = Field(
+        default=(),
+        description="the same passage in other documents; this one is cited (later updated_at, "
+        "else ingested later), the others listed here",
+    )
 
 
 class CodeFinding(Frozen):

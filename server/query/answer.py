@@ -47,7 +47,7 @@ from server.query.integrity import repair, verify
 from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
-from server.query.rerank import absent_names, rerank, should_refuse
+from server.query.rerank import absent_names, collapse_duplicates, rerank, should_refuse
 from server.query.retrieve import delta_s, recall
 
 GateMode = Literal["strict", "lenient"]
@@ -108,7 +108,13 @@ def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -
         list(found.hits), engine.policy, scope_tags=scope_tags, now=datetime.now(UTC)
     )
     t2 = perf_counter()
-    ranked = rerank(question, allowed, engine.reranker, settings.retrieval.final_k)
+    scored = rerank(question, allowed, engine.reranker, len(allowed))
+    ranked = collapse_duplicates(
+        scored,
+        settings.retrieval.final_k,
+        settings.retrieval.duplicate_jaccard,
+        _ingested_at(engine),
+    )
     t3 = perf_counter()
     return _Retrieved(
         hits=ranked,
@@ -118,6 +124,16 @@ def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -
         policy_ms=(t2 - t1) * 1000,
         rerank_ms=(t3 - t2) * 1000,
     )
+
+
+def _ingested_at(engine: Engine) -> Callable[[str], datetime | None]:
+    """When a document was ingested (asked only to break a tie between duplicates)."""
+
+    def at(doc_id: str) -> datetime | None:
+        doc = engine.store.get_doc(doc_id)
+        return doc.ingested_at if doc else None
+
+    return at
 
 
 def _settings_for(settings: Settings, mode: GateMode | None) -> Settings:

@@ -16,16 +16,17 @@ Scorers implement `PairScorer` and return relevance in [0, 1]:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from server.core.contracts import Hit
+from server.core.contracts import AlsoIn, Hit
 from server.core.errors import ModelUnavailableError
 from server.core.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.core.settings.models import ModelSettings
 from server.core.settings.retrieval import RetrievalSettings
-from server.core.text import missing_names
+from server.core.text import content_words, missing_names
 from server.query.retrieve import cosine
 
 
@@ -163,6 +164,58 @@ def rerank(question: str, hits: Sequence[Hit], scorer: PairScorer, top_k: int) -
     ]
     ranked = sorted(scored, key=rank_key)[:top_k]
     return [h.model_copy(update={"k_final": i}) for i, h in enumerate(ranked, start=1)]
+
+
+def _same_passage(a: Hit, b: Hit, jaccard: float) -> bool:
+    """Two chunks of different documents that say the same thing (content-word Jaccard)."""
+    if a.chunk.doc_id == b.chunk.doc_id:
+        return False
+    wa, wb = set(content_words(a.chunk.text)), set(content_words(b.chunk.text))
+    return bool(wa | wb) and len(wa & wb) / len(wa | wb) >= jaccard
+
+
+def _preferred(a: Hit, b: Hit, ingested_at: Callable[[str], datetime | None]) -> Hit:
+    """The copy to cite: the later `updated_at`, else the document ingested later, else `a`
+    (the higher-ranked one)."""
+    if a.chunk.updated_at != b.chunk.updated_at:
+        return a if a.chunk.updated_at > b.chunk.updated_at else b
+    ta, tb = ingested_at(a.chunk.doc_id), ingested_at(b.chunk.doc_id)
+    return b if ta is not None and tb is not None and tb > ta else a
+
+
+def _also(hit: Hit) -> tuple[AlsoIn, ...]:
+    c = hit.chunk
+    own = AlsoIn(doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev)
+    return (own, *hit.also_in)
+
+
+def collapse_duplicates(
+    ranked: Sequence[Hit],
+    top_k: int,
+    jaccard: float,
+    ingested_at: Callable[[str], datetime | None],
+) -> list[Hit]:
+    """The top `top_k` reranked hits with near-duplicates across documents collapsed: one
+    copy stays (in the better-ranked copy's place) and lists the others in `also_in`, which
+    frees its places for other evidence. `k_final` is renumbered."""
+    kept: list[Hit] = []
+    for hit in ranked:
+        twin = next((i for i, k in enumerate(kept) if _same_passage(k, hit, jaccard)), None)
+        if twin is None:
+            if len(kept) == top_k:
+                break
+            kept.append(hit)
+            continue
+        first = kept[twin]
+        chosen = _preferred(first, hit, ingested_at)
+        other = hit if chosen is first else first
+        kept[twin] = chosen.model_copy(
+            update={
+                "also_in": (*chosen.also_in, *_also(other)),
+                "k_final": first.k_final,
+            }
+        )
+    return [h.model_copy(update={"k_final": i}) for i, h in enumerate(kept, start=1)]
 
 
 def question_coverage(question: str, text: str, sparse: SparseEncoder) -> float:

@@ -20,6 +20,12 @@ class RetrievalSettings(BaseModel):
     )
     recall_limit: int = Field(gt=0, description="fused candidates handed to policy")
     final_k: int = Field(gt=0, description="hits kept after rerank (SPEC 3.3: 5-10)")
+    duplicate_jaccard: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="content-word Jaccard at which chunks of two documents are the same "
+        "passage: one is cited, the others listed in its also_in",
+    )
     overfetch: int = Field(
         ge=1,
         description="the store asks for recall_limit * overfetch points, since points of "

@@ -48,4 +48,5 @@ def build_citation(slot: CitationSlot, hit: Hit, verdict: ClaimVerdict) -> Citat
         k_pos=hit.k_pos,
         k_final=hit.k_final,
         old_document=hit.old_document,
+        also_in=hit.also_in,
     )
