@@ -169,6 +169,9 @@ class EvalRun(_Model):
     metrics: dict[str, float | None]
     intervals: dict[str, tuple[float, float]] = Field(default_factory=dict)
     latency_reference: str = ""
+    refusal_threshold: float | None = Field(
+        default=None, description="retrieval.min_rerank_score the run answered with"
+    )
     models: dict[str, str]
     items: list[ItemResult]
     peer: dict[str, float | None] | None = None
@@ -529,7 +532,8 @@ def run_eval(
         }
     finally:
         engine.store.close()
-    return _finish(gold_path, corpus, results, index_hash, models, ignored, reference, "local")
+    run = _finish(gold_path, corpus, results, index_hash, models, ignored, reference, "local")
+    return run.model_copy(update={"refusal_threshold": engine.settings.retrieval.min_rerank_score})
 
 
 def http_ask(client: httpx.Client) -> Ask:
