@@ -1,4 +1,4 @@
-"""SciFact (BEIR, test split): nDCG@10 and recall@100 of BM25, dense, hybrid, hybrid + rerank.
+"""SciFact (BEIR, test split): nDCG@10, recall@100 (ranx) of BM25, dense, hybrid, hybrid+rerank.
 
     .venv/bin/python bench/retrieval.py [--limit-docs N] [--data ../shared/data]
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.retrieval_metrics import docs_in_order, ndcg_at_k, recall_at_k
+from evals.retrieval_metrics import docs_in_order, mean_scores
 from ingest.pipeline import ingest_paths
 from server.core.paths import shared_data
 from server.core.ports import SearchMode
@@ -87,12 +86,11 @@ def main() -> None:
                 f"in {time.perf_counter() - t0:.0f} s"
             )
     scorer = build_reranker(settings.models, embedder, store)
-    results: dict[str, list[tuple[float, float]]] = {
-        m: [] for m in ("bm25", "dense", "hybrid", "hybrid+rerank")
+    rankings: dict[str, dict[str, list[str]]] = {
+        m: {} for m in ("bm25", "dense", "hybrid", "hybrid+rerank")
     }
     latency: list[float] = []
     for qid, text in queries.items():
-        rel = qrels[qid]
         modes: tuple[tuple[SearchMode, str], ...] = (
             ("sparse", "bm25"),
             ("dense", "dense"),
@@ -110,22 +108,20 @@ def main() -> None:
             ).hits
             if mode == "hybrid":
                 latency.append((time.perf_counter() - t0) * 1000)
-            ranked = docs_in_order([h.chunk.doc_id.removesuffix(".txt") for h in hits])
-            results[name].append((ndcg_at_k(ranked, rel), recall_at_k(ranked, rel)))
+            rankings[name][qid] = docs_in_order([h.chunk.doc_id.removesuffix(".txt") for h in hits])
             if mode == "hybrid":
                 reranked = rerank(text, list(hits), scorer, top_k=len(hits))
-                order = docs_in_order([h.chunk.doc_id.removesuffix(".txt") for h in reranked])
-                results["hybrid+rerank"].append((ndcg_at_k(order, rel), recall_at_k(order, rel)))
+                rankings["hybrid+rerank"][qid] = docs_in_order(
+                    [h.chunk.doc_id.removesuffix(".txt") for h in reranked]
+                )
     print(
         f"SciFact test: {len(queries)} queries, {len(corpus)} docs; embed={embedder.model_id}; "
         f"sparse={sparse.analyzer}; rerank={scorer.name}; RRF k={settings.retrieval.rrf_k}"
     )
-    print(f"{'retriever':16s} nDCG@10  recall@100")
-    for name, vals in results.items():
-        print(
-            f"{name:16s} {statistics.mean(v[0] for v in vals):.4f}   "
-            f"{statistics.mean(v[1] for v in vals):.4f}"
-        )
+    print(f"{'retriever':16s} nDCG@10  recall@100  (ranx)")
+    for name, ranked in rankings.items():
+        got = mean_scores(ranked, qrels, ("ndcg@10", "recall@100"))
+        print(f"{name:16s} {got['ndcg@10']:.4f}   {got['recall@100']:.4f}")
     lat = sorted(latency)
     print(
         f"hybrid recall latency (query embedding included): p50 {lat[len(lat) // 2]:.1f} ms, "
