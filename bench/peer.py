@@ -4,46 +4,73 @@
                                    [--corpus ../shared/data/fastapi-docs/docs]
                                    [--out runs/peer.json]
 
+then `citegate eval GOLD --corpus DIR --peer runs/peer.json` shows the peer column.
+
 "What a user would get elsewhere": LlamaIndex `SentenceSplitter` -> `VectorStoreIndex` on a
-`QdrantVectorStore` (qdrant-client local mode) with the same embedding weights, its retriever
-at citegate's `final_k`, and the extractive equivalent of `CitationQueryEngine` (no LLM runs
-offline here): the `max_claims` sentences of the retrieved nodes closest to the question,
-each cited, as CitationQueryEngine cites, to its whole source node. It never refuses and
-checks nothing. Its citations are scored afterwards with citegate's own support scorer and
-threshold, so `unsupported_citation_rate` means the same thing in both rows.
+`QdrantVectorStore` (qdrant-client local mode) with the same embedding weights, and as the
+answer the top-k retrieved chunks dumped whole, each cited whole (what CitationQueryEngine
+cites: its source nodes), for k = 3 and k = 5 (one row each). It never refuses (unless
+nothing is retrieved) and checks nothing.
+
+Each peer item becomes an `evals.runner.ItemResult` and its row is `compute_metrics` of
+those, so both rows share the metric keys and formulas of the eval run. Metrics a chunk dump
+cannot be measured on are null (not measured, never compared): citation_missing_rate and
+fabricated_id_rate (no claims, no generated ids), unsupported_citation_rate (a chunk cited
+for itself is supported by definition), convergence (no paraphrases). delta_s is
+`server.query.retrieve.delta_s` over the dumped chunks' embeddings; latency is retrieval
+only, and latency_ratio divides it by embed_query calls timed in the same run, as the eval.
 
 Documents are read as citegate reads them (the normalised text), so node offsets and gold
-spans share one coordinate system. Both rows use the metric functions of `evals.metrics`.
+spans share one coordinate system.
+
+Output (`--out`): `{"gold", "corpus", "models", "peer": NAME, "rows": {NAME: metrics}}`;
+`evals.report.load_peer` shows the row named by `peer` (the top-5 dump).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals import metrics as m
 from evals.gold import GoldItem, GoldSpan, load_gold, resolve
-from evals.runner import run_eval
+from evals.runner import (
+    REFERENCE_CALLS,
+    CitationResult,
+    Corpus,
+    ItemResult,
+    Span,
+    compute_metrics,
+    failure_kinds,
+    gold_quotes,
+    run_eval,
+)
 from ingest.loaders import normalise
 from server.core.paths import repo_root
-from server.core.ports import Embedder, SupportScorer
+from server.core.ports import Embedder
 from server.core.settings import Settings, load_settings
 from server.index.embed import resolve_weights
 from server.query.engine import build_embedder
-from server.query.integrity.support import build_support_scorer
+from server.query.retrieve import delta_s
 
 ROOT = repo_root()
-_SENT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
+DUMPS = (3, 5)  # top-k chunks dumped as the peer's answer, one row each
+SHOWN = 5  # the row the eval report shows as "peer"
+CITEGATE = "citegate (extractive, gate on)"
+# Not measurable on a chunk dump: no claims, no generated ids, a chunk supports itself.
+NOT_MEASURED = (
+    "citation_missing_rate",
+    "fabricated_id_rate",
+    "unsupported_citation_rate",
+    "convergence",
+)
 
 
 def build_index(corpus: Path, settings: Settings, embedder: Embedder, tmp: str) -> Any:
@@ -78,87 +105,121 @@ def build_index(corpus: Path, settings: Settings, embedder: Embedder, tmp: str) 
     )
 
 
-def sentences(text: str) -> list[str]:
-    return [s.group(0).strip() for s in _SENT.finditer(text) if len(s.group(0).split()) >= 4]
+def row_name(k: int) -> str:
+    return f"LlamaIndex VectorStoreIndex top-{k} chunk dump"
 
 
-def extract(question: str, nodes: list[Any], embedder: Embedder, k: int) -> list[tuple[str, Any]]:
-    """The `k` sentences of the retrieved nodes closest to the question, with their node."""
-    cands = [(s, n) for n in nodes for s in sentences(n.node.get_content())]
-    if not cands:
-        return []
-    q = np.array(embedder.embed_query(question))
-    vecs = np.array(embedder.embed_documents([s for s, _ in cands]))
-    order = np.argsort(-(vecs @ q))[:k]
-    return [cands[i] for i in sorted(order)]
+def dump(
+    item: GoldItem,
+    spans: Sequence[GoldSpan],
+    nodes: Sequence[Any],
+    ms: float,
+    embedder: Embedder,
+    corpus: Corpus,
+) -> ItemResult:
+    """One item answered by dumping `nodes` (in rank order), each cited whole.
 
-
-def answer_one(
-    item: GoldItem, retriever: Any, embedder: Embedder, scorer: SupportScorer, settings: Settings
-) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    nodes = retriever.retrieve(item.question)
-    picked = extract(item.question, nodes, embedder, settings.integrity.max_claims)
-    ms = (time.perf_counter() - t0) * 1000
+    A node without character offsets (none from SentenceSplitter) cannot be located: skipped.
+    """
+    nodes = [n for n in nodes if n.node.start_char_idx is not None]
     cites = [
-        m.CitedSpan(
-            n.node.metadata["path"],
-            n.node.start_char_idx,
-            n.node.end_char_idx,
-            n.node.start_char_idx,
-            n.node.end_char_idx,
-            scorer.support(s, n.node.get_content()) >= settings.integrity.support_threshold,
+        CitationResult(
+            snippet_id=n.node.node_id,
+            path=n.node.metadata["path"],
+            span=Span(start=n.node.start_char_idx, end=n.node.end_char_idx),
+            chunk=Span(start=n.node.start_char_idx, end=n.node.end_char_idx),
+            quote=n.node.get_content(),
+            section=corpus.section(n.node.metadata["path"], n.node.start_char_idx),
+            supported=True,
+            rerank_score=None,
         )
-        for s, n in picked
+        for n in nodes
     ]
-    answer = " ".join(f"{s} [{i}]" for i, (s, _) in enumerate(picked, start=1))
-    q = np.array(embedder.embed_query(item.question))
-    ctx = " ".join(n.node.get_content() for n in nodes)
-    delta_s = 1.0 - float(q @ np.array(embedder.embed_documents([ctx])[0])) if nodes else None
-    return {"cites": cites, "answer": answer, "ms": ms, "delta_s": delta_s, "claims": len(picked)}
-
-
-def peer_metrics(
-    items: list[GoldItem], runs: list[dict[str, Any]], gold: list[list[GoldSpan]]
-) -> dict[str, float]:
-    ans = [(r, g) for it, r, g in zip(items, runs, gold, strict=True) if it.answerable]
-    lat = [r["ms"] for r in runs]
-    return {
-        "citation_match_rate": m.citation_match_rate(
-            [r["cites"] for r, _ in ans], [g for _, g in ans]
+    texts = [c.quote for c in cites]
+    result = ItemResult(
+        id=item.id,
+        question=item.question,
+        answerable=item.answerable,
+        fallback=not cites,
+        verdict="none",
+        answer="\n\n".join(texts),
+        trace_id="",
+        latency_ms=ms,
+        delta_s=(
+            delta_s(embedder.embed_query(item.question), embedder.embed_documents(texts))
+            if texts
+            else None
         ),
-        "citation_missing_rate": 0.0,  # every extracted sentence carries its node
-        "unsupported_citation_rate": m.unsupported_citation_rate([r["cites"] for r in runs]),
-        "fabricated_id_rate": 0.0,  # extractive: ids come from the retriever
-        "refusal_rate_unanswerable": m.refusal_rate(
-            [not r["cites"] for it, r in zip(items, runs, strict=True) if not it.answerable]
-        ),
-        "incorrect_refusal_rate": m.refusal_rate([not r["cites"] for r, _ in ans]),
-        "coverage": m.coverage([r["cites"] for r, _ in ans], [g for _, g in ans]),
-        "delta_s_mean": m.mean([r["delta_s"] for r in runs if r["delta_s"] is not None]),
-        "avg_answer_tokens": m.mean([float(len(r["answer"].split())) for r in runs]),
-        "latency_p50_ms": m.percentile(lat, 50),
-        "latency_p95_ms": m.percentile(lat, 95),
-    }
+        citations=cites,
+        gold=gold_quotes(item, spans),
+        gate_codes=[],
+        repair_codes=[],
+        failures=[],
+        claims=0,
+        uncited=0,
+        fabricated=0,
+    )
+    return result.model_copy(update={"failures": failure_kinds(result)})
 
 
-def run_peer(gold_path: Path, corpus: Path, settings: Settings) -> dict[str, float]:
+def reference_ms(embedder: Embedder, questions: Sequence[str]) -> list[float]:
+    """`REFERENCE_CALLS` embed_query passes after one warm-up, as the eval's latency_ratio."""
+    if not questions:
+        return []
+    embedder.embed_query(questions[0])
+    out = []
+    for i in range(REFERENCE_CALLS):
+        t0 = time.perf_counter()
+        embedder.embed_query(questions[i % len(questions)])
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def peer_row(results: Sequence[ItemResult], reference: Sequence[float]) -> dict[str, float | None]:
+    """The eval's `compute_metrics` of the peer items, unmeasurable metrics null."""
+    row = compute_metrics(results, reference)
+    return {k: None if k in NOT_MEASURED else v for k, v in row.items()}
+
+
+def run_peer(
+    gold_path: Path, corpus: Path, settings: Settings, ks: Sequence[int] = DUMPS
+) -> dict[str, dict[str, float | None]]:
+    """row name -> metrics, one row per top-k chunk dump."""
     items = load_gold(gold_path)
     gold = [resolve(it, corpus) for it in items]
     embedder = build_embedder(settings)
-    scorer = build_support_scorer(settings, embedder)
+    docs = Corpus(corpus, {})
+    results: dict[int, list[ItemResult]] = {k: [] for k in ks}
     with tempfile.TemporaryDirectory() as tmp:
         index = build_index(corpus, settings, embedder, tmp)
-        retriever = index.as_retriever(similarity_top_k=settings.retrieval.final_k)
-        runs = [answer_one(it, retriever, embedder, scorer, settings) for it in items]
-    return peer_metrics(items, runs, gold)
+        retrievers = {k: index.as_retriever(similarity_top_k=k) for k in ks}
+        for item, spans in zip(items, gold, strict=True):
+            for k, retriever in retrievers.items():
+                t0 = time.perf_counter()
+                nodes = retriever.retrieve(item.question)
+                ms = (time.perf_counter() - t0) * 1000
+                results[k].append(dump(item, spans, nodes, ms, embedder, docs))
+    reference = reference_ms(embedder, [it.question for it in items])
+    return {row_name(k): peer_row(results[k], reference) for k in ks}
 
 
-def table(rows: dict[str, dict[str, float]]) -> str:
+def peer_file(
+    gold: Path,
+    corpus: Path,
+    models: dict[str, str],
+    rows: dict[str, dict[str, float | None]],
+    shown: str,
+) -> dict[str, Any]:
+    """What `--out` holds; `peer` names the row `evals.report.load_peer` shows."""
+    return {"gold": str(gold), "corpus": str(corpus), "models": models, "peer": shown, "rows": rows}
+
+
+def table(rows: dict[str, dict[str, float | None]]) -> str:
     keys = [k for k in next(iter(rows.values())) if all(k in r for r in rows.values())]
     out = ["| system | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
     out += [
-        f"| {name} | " + " | ".join(f"{r[k]:.3g}" for k in keys) + " |" for name, r in rows.items()
+        f"| {name} | " + " | ".join("—" if r[k] is None else f"{r[k]:.3g}" for k in keys) + " |"
+        for name, r in rows.items()
     ]
     return "\n".join(out)
 
@@ -175,19 +236,13 @@ def main() -> None:
     args = ap.parse_args()
     settings = load_settings()
     ours = run_eval(args.gold, args.corpus, settings)
-    rows = {
-        "citegate (extractive, gate on)": ours["metrics"],
-        "LlamaIndex VectorStoreIndex (extractive CitationQueryEngine equivalent)": run_peer(
-            args.gold, args.corpus, settings
-        ),
-    }
-    print(f"gold {args.gold} over {args.corpus}; models: {ours['models']}\n")
+    rows = {CITEGATE: ours.metrics, **run_peer(args.gold, args.corpus, settings)}
+    print(f"gold {args.gold} over {args.corpus}; models: {ours.models}\n")
     print(table(rows))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(
-            json.dumps({"gold": str(args.gold), "models": ours["models"], "rows": rows}, indent=2)
-        )
+        data = peer_file(args.gold, args.corpus, ours.models, rows, row_name(SHOWN))
+        args.out.write_text(json.dumps(data, indent=2))
 
 
 if __name__ == "__main__":

@@ -31,13 +31,19 @@ def fmt_interval(run: EvalRun, key: str) -> str:
 
 
 def load_peer(path: Path | None) -> dict[str, float | None] | None:
-    """The LlamaIndex row bench/peer.py writes (`rows`: {system: metrics}); None if absent."""
+    """The peer row bench/peer.py writes (`rows`: {system: metrics}); None if absent.
+
+    The row named by the file's `peer` key, else the first row not named `citegate...`;
+    a value that is not a number (null: not measured) reads as None.
+    """
     if path is None or not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = data.get("rows", {}) if isinstance(data, dict) else {}
+    shown = data.get("peer") if isinstance(data, dict) else None
     for name, row in rows.items():
-        if not name.startswith("citegate") and isinstance(row, dict):
+        wanted = name == shown if shown in rows else not name.startswith("citegate")
+        if wanted and isinstance(row, dict):
             return {k: (float(v) if isinstance(v, int | float) else None) for k, v in row.items()}
     return None
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 import yaml
@@ -75,10 +75,6 @@ _INJECTED = {CheckCode.INJECTED_INSTRUCTION.value}
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-    def __getitem__(self, key: str) -> Any:
-        """Dict-style reads (`run["metrics"]`) for callers written against the v1 dicts."""
-        return getattr(self, key)
 
 
 class Span(_Model):
@@ -624,16 +620,11 @@ def load_tolerances(path: Path) -> dict[str, Tolerance]:
 def regressions(
     old: dict[str, float | None],
     new: dict[str, float | None],
-    tolerances: dict[str, Tolerance] | dict[str, dict[str, Any]],
+    tolerances: dict[str, Tolerance],
 ) -> list[str]:
     """Metrics measured in both runs that got worse beyond their tolerance, in their direction."""
     out = []
-    for key, raw in tolerances.items():
-        tol = (
-            raw
-            if isinstance(raw, Tolerance)
-            else Tolerance.model_validate({"metric": key, "comment": "", **raw})
-        )
+    for key, tol in tolerances.items():
         a, b = old.get(key), new.get(key)
         if a is None or b is None:
             continue

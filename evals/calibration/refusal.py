@@ -239,7 +239,7 @@ def main() -> None:
     for spec in args.gold:
         gold, corpus = spec.split(":", 1)
         dev[Path(gold).stem] = gold_set(settings, emb, sp, Path(gold), Path(corpus))
-    tolerance = float(load_tolerances(TOLERANCES)["incorrect_refusal_rate"]["tolerance"])
+    tolerance = load_tolerances(TOLERANCES)["incorrect_refusal_rate"].tolerance
     floor, penalty = fit(dev.values(), tolerance)
     only = fit_score_only(dev.values())
     dev_lines = [report(k, v, floor, penalty) for k, v in dev.items()]

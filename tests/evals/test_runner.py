@@ -1,24 +1,34 @@
-"""The runner end to end on the offline engine: typed run, schema v2, baselines refused."""
+"""The runner end to end on the offline engine: typed run, schema v2, baselines refused;
+the peer row bench/peer.py writes, read back as the report reads it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from typer.testing import CliRunner
 
+from bench.peer import NOT_MEASURED, dump, peer_file, peer_row, row_name
 from citegate.cli import app
+from evals.gold import load_gold, resolve
+from evals.report import load_peer
 from evals.runner import (
+    METRICS,
     RATES,
     SCHEMA_VERSION,
+    Corpus,
     EvalRun,
     compute_metrics,
     load_run,
+    load_tolerances,
     run_eval,
 )
 from server.core.errors import InputError
 from server.core.paths import repo_root
+from server.core.ports import Embedder
 from server.core.settings import load_settings
 from tests.engine import SAMPLES, offline_engine
 
@@ -83,3 +93,63 @@ def test_other_schema_baseline_is_refused(tmp_path: Path) -> None:
     assert done.exit_code == 2, done.output
     body = json.loads(done.stdout)
     assert set(body) == {"error", "message"} and "Re-run the baseline" in body["message"]
+
+
+def test_typed_objects_have_no_dict_reads(run: EvalRun) -> None:
+    with pytest.raises(TypeError):
+        run["metrics"]  # type: ignore[index]
+    tol = load_tolerances(REPO / "evals" / "tolerances.yaml")["incorrect_refusal_rate"]
+    assert tol.tolerance >= 0
+    with pytest.raises(TypeError):
+        tol["tolerance"]  # type: ignore[index]
+
+
+class _Embedder:
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 1.0] for _ in texts]
+
+
+def _node(path: str, start: int, end: int, text: str) -> SimpleNamespace:
+    node = SimpleNamespace(
+        node_id=f"{path}:{start}",
+        metadata={"path": path},
+        start_char_idx=start,
+        end_char_idx=end,
+        get_content=lambda: text[start:end],
+    )
+    return SimpleNamespace(node=node)
+
+
+def test_peer_row_round_trips_to_the_report(tmp_path: Path) -> None:
+    """Each item dumps one chunk, the gold quote's whole section: every answerable item
+    matches at rank 1 inside its section; nothing is refused; cited chars = section sizes."""
+    items = load_gold(GOLD)
+    corpus = Corpus(SAMPLES, {})
+    embedder = cast(Embedder, _Embedder())
+    results, sizes = [], []
+    for item in items:
+        spans = resolve(item, SAMPLES)
+        path = spans[0].path if spans else "overview.md"
+        text = corpus.text(path) or ""
+        lo, hi = (spans[0].section_start, spans[0].section_end) if spans else (0, len(text))
+        sizes.append(hi - lo)
+        results.append(dump(item, spans, [_node(path, lo, hi, text)], 2.0, embedder, corpus))
+    row = peer_row(results, [1.0] * 20)
+    assert set(row) == set(METRICS)
+    assert all(row[k] is None for k in NOT_MEASURED)
+    assert row["citation_match_rate"] == row["match_at_1"] == row["citation_precision"] == 1.0
+    assert row["refusal_rate_unanswerable"] == 0.0 and row["incorrect_refusal_rate"] == 0.0
+    assert row["cited_chars_per_answer"] == pytest.approx(sum(sizes) / len(sizes))
+    assert row["latency_ratio"] == 2.0
+    assert row["delta_s_mean"] == pytest.approx(1 - 2**-0.5, abs=1e-4)
+    top3 = dict(row, match_at_1=0.5)
+    rows = {"citegate (x)": dict(row, match_at_1=0.9), row_name(3): top3, row_name(5): row}
+    out = tmp_path / "peer.json"
+    out.write_text(json.dumps(peer_file(GOLD, SAMPLES, {}, rows, row_name(5))))
+    assert load_peer(out) == row  # the named row, not the first non-citegate one
+    del rows[row_name(5)]
+    out.write_text(json.dumps({"rows": rows}))
+    assert load_peer(out) == top3  # older files: the first row not named citegate
