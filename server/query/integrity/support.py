@@ -4,8 +4,9 @@ No NLI model of known licence ships in a package here (MODELS.md), so the defaul
 combines real signals with a logistic model whose coefficients are fitted on dev splits by
 `python -m evals.calibration.support` and stored in `config/support_model.json`:
 content-word coverage of the claim by the evidence, embedding cosine of the two, number
-agreement, and negation mismatch. `CrossEncoderSupportScorer` plugs in a real NLI
-cross-encoder (entailment probability) where weights exist.
+agreement, and negation mismatch. `CrossEncoderSupportScorer` plugs in a cross-encoder where
+weights exist: an NLI model (entailment probability) or a single-score verifier such as the
+one trained by `python -m evals.training.verifier` into models/verifier (sigmoid).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from server.core.errors import ConfigError, ModelUnavailableError
+from server.core.paths import repo_root
 from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.core.text import content_words
@@ -133,33 +135,74 @@ class FeatureSupportScorer:
 
 
 class CrossEncoderSupportScorer:
-    """Entailment probability from an NLI cross-encoder folder (labels incl. 'entailment')."""
+    """P(supported) from a cross-encoder folder loaded by sentence-transformers' CrossEncoder.
+
+    Two shapes plug in the same way: a multi-label NLI model (labels include 'entailment';
+    softmax, the entailment probability) and a single-score verifier (num_labels=1, e.g.
+    models/verifier, MiniCheck- or HHEM-style heads; sigmoid of the logit). Pairs are fed as
+    (evidence, claim), premise first; weights stored in fp16 are run in fp32 on the CPU.
+    """
 
     def __init__(self, path: Path) -> None:
+        import torch
         from sentence_transformers import CrossEncoder
 
         if not (path / "config.json").is_file():
-            raise ModelUnavailableError(f"NLI weights folder {path} has no config.json")
-        self._model: Any = CrossEncoder(str(path), device="cpu", local_files_only=True)
-        labels = {v.lower(): int(k) for k, v in self._model.config.id2label.items()}
-        if "entailment" not in labels:
-            raise ModelUnavailableError(f"{path} has no 'entailment' label: not an NLI model")
-        self._entail = labels["entailment"]
+            raise ModelUnavailableError(f"cross-encoder folder {path} has no config.json")
+        self._model: Any = CrossEncoder(
+            str(path),
+            device="cpu",
+            local_files_only=True,
+            activation_fn=torch.nn.Identity(),
+            model_kwargs={"dtype": torch.float32},
+        )
+        config = self._model.config
+        if config.num_labels == 1:
+            self._entail: int | None = None
+        else:
+            labels = {str(v).lower(): int(k) for k, v in config.id2label.items()}
+            if "entailment" not in labels:
+                raise ModelUnavailableError(
+                    f"{path} has {config.num_labels} labels and none is 'entailment': neither an "
+                    "NLI model nor a single-score verifier"
+                )
+            self._entail = labels["entailment"]
         self._path = path
 
     @property
     def name(self) -> str:
-        return f"nli-cross-encoder:{self._path.name}"
+        kind = "verifier" if self._entail is None else "nli"
+        return f"{kind}-cross-encoder:{self._path.name}"
+
+    def support_many(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """P(supported) for each (claim, evidence), in one forward pass."""
+        if not pairs:
+            return []
+        logits = self._model.predict(
+            [(evidence, claim) for claim, evidence in pairs],
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        out = []
+        for row in logits.reshape(len(pairs), -1).tolist():
+            if self._entail is None:
+                out.append(1.0 / (1.0 + math.exp(-row[0])))
+            else:
+                top = max(row)
+                exps = [math.exp(x - top) for x in row]
+                out.append(exps[self._entail] / sum(exps))
+        return out
 
     def support(self, claim: str, evidence: str) -> float:
-        probs = self._model.predict([(evidence, claim)], apply_softmax=True)
-        return float(probs[0][self._entail])
+        return self.support_many([(claim, evidence)])[0]
 
 
 def build_support_scorer(settings: Settings, embedder: Embedder) -> SupportScorer:
-    """The NLI cross-encoder when `integrity.nli_path` is set, else the calibrated feature model."""
+    """The cross-encoder at `integrity.nli_path` when set (relative paths from the repo root),
+    else the calibrated feature model."""
     if settings.integrity.nli_path:
-        return CrossEncoderSupportScorer(Path(settings.integrity.nli_path))
+        path = Path(settings.integrity.nli_path)
+        return CrossEncoderSupportScorer(path if path.is_absolute() else repo_root() / path)
     path = Path(settings.integrity.support_model_file)
     path = path if path.is_absolute() else default_config_dir() / path
     return FeatureSupportScorer(embedder, load_support_model(path))

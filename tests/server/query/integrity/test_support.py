@@ -1,5 +1,6 @@
 """Support scoring: the features by hand, the logistic scorer with the HashEmbedder fake,
-the shipped coefficients, and the NLI cross-encoder path on a tiny self-built model."""
+the shipped coefficients, and the cross-encoder paths (NLI and single-score verifier) on
+tiny self-built models."""
 
 from __future__ import annotations
 
@@ -121,3 +122,62 @@ def test_cross_encoder_refuses_what_is_not_nli(tmp_path: Path) -> None:
     plain = build_tiny_bert(tmp_path / "plain", num_labels=3)
     with pytest.raises(ModelUnavailableError, match="entailment"):
         CrossEncoderSupportScorer(plain)
+
+
+def _tiny_verifier(folder: Path, *, fp16: bool = False) -> Path:
+    """A one-logit BERT, as `evals.training.verifier` saves it (fp16 weights when asked)."""
+    build_tiny_bert(folder, num_labels=1)
+    if fp16:
+        import torch
+        from transformers import AutoModelForSequenceClassification
+
+        model = AutoModelForSequenceClassification.from_pretrained(str(folder))
+        model.to(torch.float16).save_pretrained(str(folder), safe_serialization=True)
+    return folder
+
+
+def test_single_score_verifier_gives_the_sigmoid_of_its_logit(tmp_path: Path) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    folder = _tiny_verifier(tmp_path / "verifier")
+    scorer = build_support_scorer(
+        load_settings(integrity={"nli_path": str(folder)}), HashEmbedder()
+    )
+    assert isinstance(scorer, CrossEncoderSupportScorer)
+    assert scorer.name == "verifier-cross-encoder:verifier"
+    claim, evidence = "rotate the key", "the key is rotated"
+    score = scorer.support(claim, evidence)
+    # by hand: the same weights through transformers, premise (evidence) first
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    model = AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
+    with torch.no_grad():
+        logit = float(model(**tok(evidence, claim, return_tensors="pt")).logits[0, 0])
+    assert 0.0 < score < 1.0
+    assert score == pytest.approx(1 / (1 + math.exp(-logit)), abs=1e-5)
+
+
+def test_support_many_matches_support_one_by_one(tmp_path: Path) -> None:
+    for folder in (_tiny_verifier(tmp_path / "v", fp16=True), _tiny_nli(tmp_path / "nli")):
+        scorer = CrossEncoderSupportScorer(folder)
+        pairs = [
+            ("rotate the key", "the key is rotated"),
+            ("the gate will block", "a token of the server store and index"),
+            ("cors middleware policy", "the policy"),
+        ]
+        many = scorer.support_many(pairs)
+        assert many == pytest.approx([scorer.support(c, e) for c, e in pairs], abs=1e-5)
+        assert all(0.0 <= s <= 1.0 for s in many) and scorer.support_many([]) == []
+
+
+def test_nli_path_relative_to_the_repo_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.query.integrity import support as support_module
+
+    _tiny_verifier(tmp_path / "models" / "verifier")
+    monkeypatch.setattr(support_module, "repo_root", lambda: tmp_path)
+    scorer = build_support_scorer(
+        load_settings(integrity={"nli_path": "models/verifier"}), HashEmbedder()
+    )
+    assert isinstance(scorer, CrossEncoderSupportScorer) and scorer.name.endswith(":verifier")
