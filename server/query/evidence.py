@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from server.core import markdown
@@ -43,6 +43,12 @@ _READING_TARGET = re.compile(
 )
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
+# A section of a change log: a heading that is a version ("0.95.0", "v2.1.3", with an
+# optional release date) or that names a list of changes as a whole.
+_CHANGE_SECTION = re.compile(
+    r"(?:^|/)(?:v?\d+(?:-\d+){2,}(?:-\d{4}-\d{2}-\d{2})?|changelog|changes|latest-changes|"
+    r"release-notes|whats-new|unreleased)(?:/|$)"
+)
 _EMOJI_START = re.compile(r"^\W*[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _ASKS_LINK = re.compile(r"\b(?:link|url|where (?:can|do) i (?:read|find|learn))\b", re.I)
 _ASKS_VERSION = re.compile(
@@ -101,6 +107,11 @@ def is_pointer(text: str) -> bool:
     return bool(_READING_VERB.search(bare)) and bool(
         _LINK.search(bare) or _READING_TARGET.search(bare)
     )
+
+
+def in_change_log(section_id: str) -> bool:
+    """The section is (inside) a change log: a version heading or a list-of-changes one."""
+    return bool(_CHANGE_SECTION.search(section_id))
 
 
 def is_changelog(text: str) -> bool:
@@ -190,6 +201,7 @@ def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
     text, base = chunk.text, chunk.offsets.start
     found: list[Unit] = []
     blocks = markdown.blocks(text)
+    log = in_change_log(chunk.section_id)
     led: set[int] = set()
     for i, block in enumerate(blocks):
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
@@ -202,6 +214,8 @@ def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
             continue
         elif block.kind == "list":
             found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
+    if log:  # every unit of a change log is a change entry
+        found = [replace(u, changelog=True) for u in found]
     return found  # code, tables, headings and directives count only with a lead-in
 
 

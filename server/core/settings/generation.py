@@ -26,6 +26,12 @@ class GenerationSettings(BaseModel):
     redundant_overlap: float = Field(
         ge=0.0, le=1.0, description="content-word Jaccard above which a sentence repeats one"
     )
+    redundant_containment: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="share of the smaller unit's content words inside a chosen one above which "
+        "it repeats it (a sentence and the lead-in unit that holds it)",
+    )
     max_unit_chars: int = Field(
         gt=0,
         description="characters a lead-in unit may span with the list or code it introduces "

@@ -52,6 +52,11 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+def _contained(a: frozenset[str], b: frozenset[str]) -> float:
+    """Share of the smaller unit's words found in the other (one unit inside another)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
 def features(
     question: str,
     hits: Sequence[Hit],
@@ -116,7 +121,11 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
             and cand.score < cfg.other_section_cutoff * top.score
         ):
             continue
-        if any(_jaccard(cand.words, c.words) > cfg.redundant_overlap for c in chosen):
+        if any(
+            _jaccard(cand.words, c.words) > cfg.redundant_overlap
+            or _contained(cand.words, c.words) > cfg.redundant_containment
+            for c in chosen
+        ):
             continue
         chosen.append(cand)
     return chosen

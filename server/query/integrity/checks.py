@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
 from server.core.text import content_words
+from server.core.text import display as display_text
 from server.query.claims import defined_term, has_reference_point
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
@@ -41,6 +42,22 @@ def _f(code: CheckCode, claim: Claim, n: int | None = None, detail: str = "") ->
 def ws(text: str) -> str:
     """Whitespace runs collapsed to one space, ends stripped (the verbatim comparison)."""
     return _WS.sub(" ", text).strip()
+
+
+_MARKUP = re.compile(r"[*_`]+|^\s*(?:[-*+]|\d+[.)])\s+", re.M)
+
+
+def plain(text: str) -> str:
+    """Text as read, for comparing a claim with its span: link and emphasis syntax, code
+    ticks and list markers removed, whitespace collapsed (never used as a quote)."""
+    return ws(_MARKUP.sub("", display_text(text)))
+
+
+def restates(claim: str, span: str) -> bool:
+    """The claim is the span's own words (as the extractive generator writes its claims):
+    no rule can find it saying something the span does not."""
+    said = plain(claim)
+    return bool(said) and said in plain(span)
 
 
 def check_markers(answer: str, claims: Sequence[Claim]) -> list[CodeFinding]:
@@ -204,6 +221,8 @@ def check_meaning(claim: Claim, spans: Sequence[str]) -> list[CodeFinding]:
     if not spans:
         return []
     joined = " ".join(spans)
+    if restates(claim.text, joined):
+        return []
     out = _numbers_match(claim, joined)
     if flips := negation_mismatches(claim.text, joined):
         out.append(_f(CheckCode.NEGATION_MISMATCH, claim, detail="; ".join(flips)))
@@ -223,7 +242,7 @@ def _number(claim: Claim, joined: str) -> list[CodeFinding]:
 
 def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
     quoted = re.findall(r"[\"“]([^\"”]{8,})[\"”]", claim.text) or [claim.text]
-    if any(ws(q) not in ws(joined) for q in quoted):
+    if any(plain(q) not in plain(joined) for q in quoted):
         detail = "the quoted words are not verbatim in the span"
         return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, detail=detail)]
     return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from server.core.contracts import Chunk, Offsets
-from server.query.evidence import admissible, is_changelog, is_pointer, units
+from server.query.evidence import admissible, in_change_log, is_changelog, is_pointer, units
 
 DOC = (
     "# Upload\n"  # 0..9
@@ -100,3 +100,15 @@ def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     assert pointer.pointer
     assert not admissible(pointer, "How do I test my app?")
     assert admissible(pointer, "Where can I read more about testing? Give me the link.")
+
+
+def test_a_change_log_is_told_by_its_headings() -> None:
+    assert in_change_log("release-notes/release-notes/0-95-0/docs")
+    assert in_change_log("changes/v2-1-0")
+    assert in_change_log("release-notes/release-notes/0-125-0-2025-12-17/docs")
+    assert in_change_log("release-notes/release-notes/latest-changes/refactors")
+    assert in_change_log("history/changelog")
+    assert not in_change_log("tutorial/cors/use-corsmiddleware")
+    assert not in_change_log("tutorial/step-2/python-3-10-plus")  # no version heading
+    assert not in_change_log("terms/2-program-benefits/2-1-your-benefits")  # numbered clauses
+    assert not in_change_log("privacy/overview/changes-to-this-privacy-notice")
