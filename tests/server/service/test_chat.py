@@ -25,8 +25,12 @@ FOLLOW_UP = "Does it continue afterwards?"  # alone: nothing in the corpus answe
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
+    # With the hash embedder the follow-up alone tops out at 0.35 and with its history's
+    # terms at 0.41 (measured on the sample corpus): a flat floor between them.
     settings = load_settings(
-        data_dir=tmp_path / "data", api_keys=KEYS, retrieval={"min_rerank_score": 0.05}
+        data_dir=tmp_path / "data",
+        api_keys=KEYS,
+        retrieval={"min_rerank_score": 0.37, "uncovered_penalty": 0.0},
     )
     app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
     with TestClient(app) as c:
