@@ -352,6 +352,28 @@ class Timings(Frozen):
     total_ms: float = 0.0
 
 
+class Signals(Frozen):
+    """What the refusal decision weighs (`server.query.decide`), for one answer."""
+
+    best_score: float  # the best reranked hit's score_norm
+    margin: float  # best minus second-best score_norm
+    coverage: float  # share of the question's BM25 terms in the best hit
+    answer_coverage: float  # share of the question's content words in the answer's claims
+    relevance: float  # cosine of the question and its most relevant claim
+    absent_share: float  # share of the question's names no readable candidate mentions
+    number_missing: float  # 1 when the question asks for a quantity and no claim has a number
+    fused_agreement: float  # 1 / the best hit's rank before rerank (fusion and rerank agree)
+    claims: float  # claims shown
+
+
+class Decision(Frozen):
+    """The calibrated refusal decision: its signals, p(answerable) and the outcome."""
+
+    signals: Signals
+    p_answer: float | None = None  # None when no refusal model is configured
+    refused: bool = False
+
+
 class Answer(Frozen):
     """The response contract (SPEC 1.3)."""
 
@@ -368,6 +390,9 @@ class Answer(Frozen):
     delta_s: float | None = Field(default=None, description="1 - cos(question, retrieved)")
     generator: str
     timings: Timings
+    decision: Decision | None = Field(
+        default=None, description="the refusal decision's signals and p(answerable)"
+    )
 
 
 class TraceRow(Frozen):

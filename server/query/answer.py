@@ -24,6 +24,7 @@ from server.core.contracts import (
     Answer,
     CheckCode,
     CodeFinding,
+    Decision,
     Draft,
     Hit,
     Repair,
@@ -42,6 +43,7 @@ from server.core.ports import (
 )
 from server.core.settings import Settings
 from server.query.claims import render
+from server.query.decide import RefusalModel, absent_share, signals
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.relevance import off_topic
@@ -66,6 +68,7 @@ class Engine:
     relevance: RelevanceScorer
     generator: Generator
     policy: CorpusPolicy
+    refusal: RefusalModel | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,13 @@ def answer(
         seed=seed,
         absent_names=absent,
     )
+    decision = _decide(text, engine, got.hits, composed, absent)
+    if decision.refused:
+        reason = (
+            f"refused: p(answerable) {decision.p_answer:.2f} is below the calibrated "
+            f"threshold (the evidence found does not answer this question)"
+        )
+        composed = verify.withdrawn(composed, text, got.hits, reason)
     t_done = perf_counter()
     return Answer(
         question=text,
@@ -205,6 +215,7 @@ def answer(
         index_hash=live.index_hash,
         delta_s=_delta_s(engine, got.query_vector, got.hits),
         generator=composed.generator,
+        decision=decision,
         timings=Timings(
             recall_ms=got.recall_ms,
             policy_ms=got.policy_ms,
@@ -214,6 +225,19 @@ def answer(
             total_ms=(t_done - started) * 1000,
         ),
     )
+
+
+def _decide(
+    question: str, engine: Engine, hits: Sequence[Hit], composed: Composed, absent: Sequence[str]
+) -> Decision:
+    """The refusal decision's signals, and its verdict when a model is configured and the
+    answer was not already "I don't know"."""
+    claims = composed.claims
+    scores = engine.relevance.relevance(question, [c.text for c in claims]) if claims else []
+    found = signals(question, hits, claims, scores, engine.sparse, absent_share(question, absent))
+    if engine.refusal is None or composed.fallback:
+        return Decision(signals=found)
+    return engine.refusal.decide(found)
 
 
 def generate_verified(

@@ -5,15 +5,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from server.core.contracts import Answer, IndexIdentity
 from server.core.identity import chunker_id
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
-from server.core.settings import Settings
+from server.core.settings import Settings, default_config_dir
 from server.index.embed import load_embedder
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_store
 from server.query.answer import Engine
 from server.query.audit import TraceStore, trace_rows
+from server.query.decide import load_refusal_model
 from server.query.generate import build_generator
 from server.query.integrity.relevance import EmbeddingRelevance
 from server.query.integrity.support import build_support_scorer
@@ -70,7 +73,13 @@ def assemble(
         relevance=EmbeddingRelevance(embedder),
         generator=build_generator(settings, embedder=embedder),
         policy=load_policy(settings.corpus_policy_file),
+        refusal=load_refusal_model(_config_path(settings.retrieval.refusal_model_file)),
     )
+
+
+def _config_path(name: str) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() else default_config_dir() / path
 
 
 def trace_store(settings: Settings) -> TraceStore:

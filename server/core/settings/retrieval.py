@@ -26,6 +26,9 @@ class RetrievalSettings(BaseModel):
         description="content-word Jaccard at which chunks of two documents are the same "
         "passage: one is cited, the others listed in its also_in",
     )
+    refusal_model_file: str = Field(
+        description="the calibrated refusal model (relative to config/); absent: rules only"
+    )
     overfetch: int = Field(
         ge=1,
         description="the store asks for recall_limit * overfetch points, since points of "

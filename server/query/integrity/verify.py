@@ -230,6 +230,22 @@ def dont_know(
     )
 
 
+def withdrawn(composed: Composed, question: str, hits: Sequence[Hit], reason: str) -> Composed:
+    """An answer taken back by the refusal decision: "I don't know", with the reason."""
+    note = Repair(action=RepairAction.FALLBACK, reason=reason)
+    return Composed(
+        answer=IDK,
+        claims=(),
+        citations=(),
+        fallback=True,
+        gate=GateResult(verdict=Verdict.PASS, mode=composed.gate.mode, codes=composed.gate.codes),
+        repairs=(*composed.repairs, note),
+        missing_evidence=missing_evidence(question, hits, ()),
+        generator=composed.generator,
+        generate_ms=composed.generate_ms,
+    )
+
+
 class Fenced(Frozen):
     """Hits split into evidence the generator may see and what addresses the model."""
 

@@ -1,0 +1,117 @@
+"""Refusal as one calibrated decision over every signal the answer path has.
+
+The rule-based refusals (names no passage mentions, a best score below the floor) run first
+and stay; after generation, a small logistic model (`config/refusal_model.json`, fitted on
+the tune halves of several corpora by `evals/calibration/decision.py`) weighs the signals
+below and says "I don't know" when the chance that the question is answerable from what was
+found falls under its calibrated threshold. The signals travel with the Answer
+(`Answer.decision`), so evaluators can plot them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import Field
+
+from server.core.contracts import Claim, Decision, Frozen, Hit, Signals
+from server.core.errors import ConfigError
+from server.core.ports import SparseEncoder
+from server.core.text import content_words, named_terms
+from server.query.claims import has_number
+from server.query.rerank import question_coverage
+
+# A question that asks for a quantity: its answer must hold a number.
+_WANTS_NUMBER = re.compile(
+    r"\b(?:how (?:many|much|long|often|old|big|large|far|fast)|what (?:is the |are the )?"
+    r"(?:default|maximum|minimum|max|min|limit|size|number|count|port|version|timeout|price|"
+    r"percentage|rate)|which (?:port|version|year|status code)|when (?:was|were|did|will))\b",
+    re.IGNORECASE,
+)
+
+
+def wants_number(question: str) -> bool:
+    """The question asks for a quantity, a limit, a default, a version or a date."""
+    return bool(_WANTS_NUMBER.search(question))
+
+
+def signals(
+    question: str,
+    hits: Sequence[Hit],
+    claims: Sequence[Claim],
+    relevance: Sequence[float],
+    sparse: SparseEncoder,
+    absent_share: float,
+) -> Signals:
+    """Every signal of one answer, each in [0, 1] or a small range (see `Signals`)."""
+    top = hits[0] if hits else None
+    asked = set(content_words(question))
+    shown = set(content_words(" ".join(c.text for c in claims)))
+    second = hits[1].score_norm if len(hits) > 1 else 0.0
+    return Signals(
+        best_score=top.score_norm if top else 0.0,
+        margin=(top.score_norm - second) if top else 0.0,
+        coverage=question_coverage(question, top.chunk.text, sparse) if top else 0.0,
+        answer_coverage=len(asked & shown) / len(asked) if asked else 1.0,
+        relevance=max(relevance, default=0.0),
+        absent_share=absent_share,
+        number_missing=float(
+            wants_number(question) and not any(has_number(c.text) for c in claims)
+        ),
+        fused_agreement=1.0 / top.k_pos if top else 0.0,
+        claims=float(len(claims)),
+    )
+
+
+def absent_share(question: str, absent: Sequence[str]) -> float:
+    """Share of the question's names that no readable candidate mentions."""
+    names = named_terms(question)
+    return len(absent) / len(names) if names else 0.0
+
+
+class RefusalModel(Frozen):
+    """A logistic model over named signals: p(answerable) = sigmoid(bias + sum w_i x_i) on
+    standardised x_i; refuse below `threshold`."""
+
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    bias: float
+    threshold: float = Field(ge=0.0, le=1.0)
+    origin: str = ""
+
+    def p_answer(self, s: Signals) -> float:
+        values = s.model_dump()
+        z = self.bias + sum(
+            w * (float(values[f]) - m) / (sc or 1.0)
+            for f, w, m, sc in zip(
+                self.features, self.weights, self.means, self.scales, strict=True
+            )
+        )
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def decide(self, s: Signals) -> Decision:
+        p = self.p_answer(s)
+        return Decision(signals=s, p_answer=round(p, 6), refused=p < self.threshold)
+
+
+def load_refusal_model(path: Path) -> RefusalModel | None:
+    """The fitted model, or None when the file is absent (the rules alone then decide)."""
+    if not path.is_file():
+        return None
+    try:
+        model = RefusalModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, OSError) as exc:
+        raise ConfigError(
+            f"{path} is not a refusal model ({exc}); re-fit it with "
+            "`python -m evals.calibration.decision` or delete it to use the rules alone"
+        ) from exc
+    unknown = set(model.features) - set(Signals.model_fields)
+    if unknown:
+        raise ConfigError(f"{path} names unknown signals {sorted(unknown)}; re-fit it")
+    return model

@@ -1,0 +1,71 @@
+"""The refusal decision: signals and the logistic model, worked by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from server.core.contracts import Signals
+from server.core.errors import ConfigError
+from server.query.decide import RefusalModel, load_refusal_model, wants_number
+
+S = Signals(
+    best_score=0.7,
+    margin=0.1,
+    coverage=0.5,
+    answer_coverage=0.5,
+    relevance=0.6,
+    absent_share=0.0,
+    number_missing=1.0,
+    fused_agreement=1.0,
+    claims=2.0,
+)
+
+
+def test_questions_that_ask_for_a_quantity() -> None:
+    assert wants_number("How many requests per hour are allowed?")
+    assert wants_number("What is the default port of the dev server?")
+    assert wants_number("Which status code means Created?")
+    assert not wants_number("How do I enable CORS?")
+    assert not wants_number("What is dependency injection?")
+
+
+def test_p_answer_is_the_sigmoid_of_the_standardised_sum() -> None:
+    model = RefusalModel(
+        features=("relevance", "number_missing"),
+        weights=(2.0, -1.5),
+        means=(0.5, 0.5),
+        scales=(0.1, 0.5),
+        bias=0.25,
+        threshold=0.5,
+    )
+    z = 0.25 + 2.0 * (0.6 - 0.5) / 0.1 - 1.5 * (1.0 - 0.5) / 0.5  # 0.25 + 2 - 1.5 = 0.75
+    assert model.p_answer(S) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert not model.decide(S).refused  # p = 0.679 >= 0.5
+    stricter = model.model_copy(update={"threshold": 0.7})
+    assert stricter.decide(S).refused
+
+
+def test_the_model_file_is_optional_but_never_silently_wrong(tmp_path: Path) -> None:
+    assert load_refusal_model(tmp_path / "absent.json") is None
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps(
+            {
+                "features": ["shoe_size"],
+                "weights": [1.0],
+                "means": [0.0],
+                "scales": [1.0],
+                "bias": 0.0,
+                "threshold": 0.5,
+            }
+        )
+    )
+    with pytest.raises(ConfigError, match="unknown signals"):
+        load_refusal_model(bad)
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(ConfigError, match="re-fit"):
+        load_refusal_model(tmp_path / "broken.json")
