@@ -9,6 +9,12 @@ A unit is one exact span of a chunk that can stand on its own as an answer:
   file is not in the corpus: the sentence, with the include's target as a `reference`;
 - a list item on its own (code or a table with no sentence before it is no unit).
 
+A unit never crosses a fenced span (text that addresses the model, SPEC 7.3): spans passed
+as `exclude`, and the runs of `FENCE_FILLER` that `server.query.integrity.verify.fence`
+leaves where it blanked one. A sentence ends where a fenced span begins and starts again
+after it, so the clean sentences beside an attack stay units; a unit that would take a
+fenced span in (a lead-in whose code block holds a fenced comment, a list item) is dropped.
+
 Each unit also says what it is *not*: a pointer to other reading ("Read more about it in the
 docs"), an entry of a list of changes (release notes), a verb-less fragment. These are decided
 from general features (link share, a reading verb before a link, an issue or pull-request
@@ -18,7 +24,7 @@ number, a word count), never from one corpus's phrases.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -26,6 +32,8 @@ from server.core import markdown
 from server.core.contracts import Chunk
 from server.core.text import content_words, display
 
+FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
+_FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
 UnitKind = Literal["sentence", "lead_in", "item", "code"]
 
 _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
@@ -76,10 +84,14 @@ class Unit:
         return self.pointer or self.changelog or self.fragment
 
 
-def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Sentence spans of one paragraph block (trimmed, never empty)."""
+def _sentences(
+    text: str, start: int, end: int, fences: Sequence[int] = ()
+) -> Iterator[tuple[int, int]]:
+    """Sentence spans of one paragraph block (trimmed, never empty); a sentence also ends at
+    every offset of `fences` (where a fenced span begins or ends)."""
     cursor = start
     cuts = [start + m.start() for m in _SENT_END.finditer(text[start:end])]
+    cuts = sorted({*cuts, *(f for f in fences if start < f < end)})
     for cut in [*cuts, end]:
         lo, hi = cursor, cut
         while lo < hi and text[lo].isspace():
@@ -196,9 +208,15 @@ def _fit(text: str, lo: int, block: markdown.Block, max_chars: int) -> int:
     return end
 
 
-def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
-    """The chunk's evidence units in document order (see the module docstring)."""
+def units(
+    chunk: Chunk, max_chars: int = 900, exclude: Sequence[tuple[int, int]] = ()
+) -> list[Unit]:
+    """The chunk's evidence units in document order (see the module docstring); none
+    overlaps a span of `exclude` (document offsets) or a run of `FENCE_FILLER`."""
     text, base = chunk.text, chunk.offsets.start
+    fenced = [(lo - base, hi - base) for lo, hi in exclude]
+    fenced += [(m.start(), m.end()) for m in _FILLER_RUN.finditer(text)]
+    cuts = sorted({x for span in fenced for x in span})
     found: list[Unit] = []
     blocks = markdown.blocks(text)
     log = in_change_log(chunk.section_id)
@@ -206,7 +224,7 @@ def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
     for i, block in enumerate(blocks):
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         if block.kind == "paragraph":
-            made, took = _paragraph(text, base, block, nxt, max_chars)
+            made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
             found += made
             if took:
                 led.add(i + 1)
@@ -216,6 +234,12 @@ def units(chunk: Chunk, max_chars: int = 900) -> list[Unit]:
             found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
     if log:  # every unit of a change log is a change entry
         found = [replace(u, changelog=True) for u in found]
+    if fenced:
+        found = [
+            u
+            for u in found
+            if not any(u.start - base < hi and lo < u.end - base for lo, hi in fenced)
+        ]
     return found  # code, tables, headings and directives count only with a lead-in
 
 
@@ -228,10 +252,15 @@ def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:
 
 
 def _paragraph(
-    text: str, base: int, block: markdown.Block, nxt: markdown.Block | None, max_chars: int
+    text: str,
+    base: int,
+    block: markdown.Block,
+    nxt: markdown.Block | None,
+    max_chars: int,
+    cuts: Sequence[int] = (),
 ) -> tuple[list[Unit], bool]:
     """The paragraph's units, and whether its last sentence took the next block with it."""
-    spans = list(_sentences(text, block.start, block.end))
+    spans = list(_sentences(text, block.start, block.end, cuts))
     out = [_unit(text, base, lo, hi, "sentence") for lo, hi in spans[:-1]]
     if not spans:
         return out, False

@@ -28,6 +28,7 @@ from server.core.errors import ConfigError, LLMUnavailableError
 from server.core.ports import Generator
 from server.core.settings import Settings
 from server.query.claims import render
+from server.query.evidence import FENCE_FILLER
 
 log = logging.getLogger("citegate.llm")
 UNREACHABLE = "LLM endpoint unreachable: answered by the extractive generator"
@@ -73,9 +74,17 @@ def schema(snippet_ids: Sequence[str], max_claims: int) -> dict[str, Any]:
     }
 
 
+_FENCED = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
+
+
 def prompt(question: str, hits: Sequence[Hit]) -> str:
+    """The user message: the question and the snippets, as `fence` left them. A fenced span
+    (text addressed to the model, blanked by `server.query.integrity.verify.fence`) is shown
+    as one space: the model never reads it, and quotes are still located in the blanked
+    chunk with exact offsets (`locate`)."""
     snippets = "\n".join(
-        f'<snippet id="{h.chunk.snippet_id}">\n{h.chunk.text}\n</snippet>' for h in hits
+        f'<snippet id="{h.chunk.snippet_id}">\n{_FENCED.sub(" ", h.chunk.text)}\n</snippet>'
+        for h in hits
     )
     return f"<retrieved_context>\n{snippets}\n</retrieved_context>\n\nQuestion: {question}"
 

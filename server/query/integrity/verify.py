@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import Field
+
 from server.core.contracts import (
     CheckCode,
     Citation,
@@ -78,6 +80,7 @@ class Context:
     scorer: SupportScorer
     settings: Settings
     quarantine: Mapping[str, str] = field(default_factory=dict)
+    fenced: Mapping[str, Sequence[tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def mode(self) -> Mode:
@@ -128,7 +131,7 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
         f
         for s in claim.citations
         for f in checks.check_slot(claim, s, ctx.hits, ctx.live, ctx.quarantine)
-    ]
+    ] + fenced_findings(claim, ctx)
     score = _support(claim, mine, ctx)
     supported = score is not None and score >= ctx.threshold
     if claim.citations and not supported:
@@ -247,35 +250,77 @@ def withdrawn(composed: Composed, question: str, hits: Sequence[Hit], reason: st
 
 
 class Fenced(Frozen):
-    """Hits split into evidence the generator may see and what addresses the model."""
+    """Hits with the text that addresses the model fenced off (SPEC 7.3).
+
+    `clean`: the hits the generator and the checks see; in each chunk the fenced spans are
+    blanked (`injection.FILLER`, one per character, newlines kept), so every offset stays
+    exact, no generator can read or quote the attack, and a citation's chunk text never
+    carries it to a client. A chunk with nothing left outside its fenced spans is dropped.
+    `spans`: snippet_id -> the fenced spans in document offsets; a citation overlapping one
+    is blocked (`injected_instruction`). `quarantine`: the dropped chunks (any citation into
+    them is blocked). `held`: one visible note per fenced span: snippet id, offsets, rule,
+    never the fenced text.
+    """
 
     clean: tuple[Hit, ...]
-    quarantine: dict[str, str]  # snippet_id -> what it says to the model
-    held: tuple[Repair, ...]  # one visible note per withheld chunk
+    quarantine: dict[str, str]  # snippet_id -> rule, chunks with nothing clean left
+    held: tuple[Repair, ...]
+    spans: dict[str, tuple[tuple[int, int], ...]] = Field(default_factory=dict)
 
 
 def fence(hits: Sequence[Hit], settings: Settings) -> Fenced:
-    """Hits that address the model (`injection.quarantined`) never reach the generator."""
-    found = injection.quarantined(hits) if settings.integrity.injection_guard else {}
-    held = tuple(
-        Repair(
-            action=RepairAction.QUARANTINE,
-            before=h.chunk.text,
-            reason=f"withheld {h.chunk.source_url or h.chunk.doc_id} ({h.chunk.section_id}): "
-            f"it addresses the model ({found[h.chunk.snippet_id]}), so it is not evidence",
-            codes=(CheckCode.INJECTED_INSTRUCTION,),
+    """Sentences that address the model (`injection.fenced_hits`) never reach the generator;
+    the rest of their chunk stays evidence."""
+    found = injection.fenced_hits(hits) if settings.integrity.injection_guard else {}
+    clean: list[Hit] = []
+    quarantine: dict[str, str] = {}
+    held: list[Repair] = []
+    for h in hits:
+        c, flags = h.chunk, found.get(h.chunk.snippet_id, [])
+        if not flags:
+            clean.append(h)
+            continue
+        base = c.offsets.start
+        text = injection.blank(c.text, [(f.start - base, f.end - base) for f in flags])
+        held += [
+            Repair(
+                action=RepairAction.QUARANTINE,
+                before="",
+                after="",
+                reason=f"withheld {c.snippet_id} [{f.start}, {f.end}) of "
+                f"{c.source_url or c.doc_id} ({c.section_id}): it addresses the model "
+                f"({f.rule}), so it is not evidence; the rest of the chunk is",
+                codes=(CheckCode.INJECTED_INSTRUCTION,),
+            )
+            for f in flags
+        ]
+        if any(ch.isalnum() for ch in text):
+            clean.append(h.model_copy(update={"chunk": c.model_copy(update={"text": text})}))
+        else:
+            quarantine[c.snippet_id] = flags[0].rule
+    spans = {sid: tuple((f.start, f.end) for f in flags) for sid, flags in found.items()}
+    return Fenced(clean=tuple(clean), quarantine=quarantine, held=tuple(held), spans=spans)
+
+
+def fenced_findings(claim: Claim, ctx: Context) -> list[CodeFinding]:
+    """`injected_instruction` for every slot of `claim` overlapping a fenced span."""
+    return [
+        CodeFinding(
+            code=CheckCode.INJECTED_INSTRUCTION,
+            claim_id=claim.id,
+            citation_n=s.n,
+            detail=f"{s.snippet_id} [{lo}, {hi}) addresses the model",
         )
-        for h in hits
-        if h.chunk.snippet_id in found
-    )
-    clean = tuple(h for h in hits if h.chunk.snippet_id not in found)
-    return Fenced(clean=clean, quarantine=found, held=held)
+        for s in claim.citations
+        for lo, hi in ctx.fenced.get(s.snippet_id, ())
+        if s.offsets.start < hi and lo < s.offsets.end
+    ]
 
 
 def context(fenced: Fenced, live: LiveIndex, scorer: SupportScorer, settings: Settings) -> Context:
     """The checks' view of one round's evidence."""
     hits = {h.chunk.snippet_id: h for h in fenced.clean}
-    return Context(hits, live, scorer, settings, fenced.quarantine)
+    return Context(hits, live, scorer, settings, fenced.quarantine, fenced.spans)
 
 
 def label(draft: Draft, ctx: Context) -> Draft:
