@@ -235,6 +235,8 @@ class CheckCode(StrEnum):
     LLM_UNAVAILABLE = "llm_unavailable"  # the LLM endpoint was down: extractive answered
     NEGATION_MISMATCH = "negation_mismatch"
     QUANTIFIER_MISMATCH = "quantifier_mismatch"
+    ENTITY_MISMATCH = "entity_mismatch"  # a name the cited chunk never mentions
+    UNSUPPORTED_PART = "unsupported_part"  # a clause the cited spans barely hold
 
 
 class Verdict(StrEnum):

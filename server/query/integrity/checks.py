@@ -14,6 +14,7 @@ from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, Cod
 from server.core.text import content_words
 from server.core.text import display as display_text
 from server.query.claims import defined_term, has_reference_point
+from server.query.integrity.coverage import foreign_names, unsupported_parts
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
 from server.query.integrity.numbers import misplaced_numbers, normalise_numbers
@@ -228,6 +229,21 @@ def check_meaning(claim: Claim, spans: Sequence[str]) -> list[CodeFinding]:
         out.append(_f(CheckCode.NEGATION_MISMATCH, claim, detail="; ".join(flips)))
     elif stronger := quantifier_mismatches(claim.text, joined):
         out.append(_f(CheckCode.QUANTIFIER_MISMATCH, claim, detail="; ".join(stronger)))
+    return out
+
+
+def check_coverage(claim: Claim, spans: Sequence[str], chunks: Sequence[str]) -> list[CodeFinding]:
+    """Names the cited chunks never mention, and claim parts the spans barely hold
+    (`server.query.integrity.coverage`); a claim that restates its span is exempt."""
+    if not spans or restates(claim.text, " ".join(spans)):
+        return []
+    out = []
+    if names := foreign_names(claim.text, chunks):
+        detail = f"the cited chunk never mentions {', '.join(names)}"
+        out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail=detail))
+    if parts := unsupported_parts(claim.text, spans):
+        detail = "the cited spans do not hold: " + " | ".join(p[:80] for p in parts)
+        out.append(_f(CheckCode.UNSUPPORTED_PART, claim, detail=detail))
     return out
 
 

@@ -47,6 +47,8 @@ _EVIDENCE = frozenset(
         CheckCode.NUMBER_MISMATCH,
         CheckCode.NEGATION_MISMATCH,
         CheckCode.QUANTIFIER_MISMATCH,
+        CheckCode.ENTITY_MISMATCH,
+        CheckCode.UNSUPPORTED_PART,
         CheckCode.TERM_NOT_IN_SPAN,
         CheckCode.OVER_GENERALISED,
         CheckCode.LABEL_MISSING,

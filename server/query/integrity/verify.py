@@ -143,6 +143,12 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
         allow_general=cfg.allow_general_knowledge,
         foundational=ctx.foundational(claim),
     )
+    chunks = [
+        f"{h.chunk.title}\n{h.chunk.section_id}\n{h.chunk.text}"
+        for s in claim.citations
+        if (h := ctx.hits.get(s.snippet_id)) is not None
+    ]
+    mine += checks.check_coverage(claim, quotes, chunks)
     mine += checks.check_reasoning(claim, cited)
     mine += checks.check_over_generalised(claim, cfg.over_generalised, supported)
     return claim_verdict(claim, mine, score, supported, ctx.mode)
