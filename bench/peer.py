@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.gold import GoldItem, GoldSpan, load_gold, resolve
 from evals.runner import (
-    REFERENCE_CALLS,
     CitationResult,
     Corpus,
     ItemResult,
@@ -162,19 +161,6 @@ def dump(
     return result.model_copy(update={"failures": failure_kinds(result)})
 
 
-def reference_ms(embedder: Embedder, questions: Sequence[str]) -> list[float]:
-    """`REFERENCE_CALLS` embed_query passes after one warm-up, as the eval's latency_ratio."""
-    if not questions:
-        return []
-    embedder.embed_query(questions[0])
-    out = []
-    for i in range(REFERENCE_CALLS):
-        t0 = time.perf_counter()
-        embedder.embed_query(questions[i % len(questions)])
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
-
-
 def peer_row(results: Sequence[ItemResult], reference: Sequence[float]) -> dict[str, float | None]:
     """The eval's `compute_metrics` of the peer items, unmeasurable metrics null."""
     row = compute_metrics(results, reference)
@@ -190,6 +176,7 @@ def run_peer(
     embedder = build_embedder(settings)
     docs = Corpus(corpus, {})
     results: dict[int, list[ItemResult]] = {k: [] for k in ks}
+    reference: list[float] = []  # one query-embedding pass after each question, as the eval
     with tempfile.TemporaryDirectory() as tmp:
         index = build_index(corpus, settings, embedder, tmp)
         retrievers = {k: index.as_retriever(similarity_top_k=k) for k in ks}
@@ -199,7 +186,9 @@ def run_peer(
                 nodes = retriever.retrieve(item.question)
                 ms = (time.perf_counter() - t0) * 1000
                 results[k].append(dump(item, spans, nodes, ms, embedder, docs))
-    reference = reference_ms(embedder, [it.question for it in items])
+            t1 = time.perf_counter()
+            embedder.embed_query(item.question)
+            reference.append((time.perf_counter() - t1) * 1000)
     return {row_name(k): peer_row(results[k], reference) for k in ks}
 
 

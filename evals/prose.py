@@ -61,9 +61,10 @@ from server.core.contracts import (
 from server.core.paths import shared_data
 from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, load_settings
-from server.core.text import STOP, content_words, mentions, named_terms, sentences
+from server.core.text import STOP, content_words, mentions, named_terms
 from server.query.answer import generate_verified
 from server.query.claims import classify_claim, render
+from server.query.evidence import units
 from server.query.integrity.verify import Composed, LiveIndex
 
 KINDS = (
@@ -911,7 +912,7 @@ def texts_of(cases: Sequence[Case]) -> list[str]:
     for item in {c.item.key: c.item for c in cases}.values():
         for h in hits_of(item):
             out.append(h.chunk.text)
-            out += [s.quote for s in sentences(h.chunk)]
+            out += [u.quote for u in units(h.chunk)]
     return out
 
 

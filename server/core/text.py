@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import lru_cache
 
-from server.core.contracts import Chunk
-
-_SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|\n{2,}|\n(?=[-*+] |\d+\. |#)")
-_NOISE = re.compile(r"^\s*(#{1,6}\s|```|~~~|///|\{\*|!!!|\||<|---|\[.*\]:|>\s*$)")
-_MARKER = re.compile(r"^(?:[-*+]|\d+\.)\s+|^>\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:[.,]\d+)*%?")
 _STOPWORDS = (
     "a an the of to in on for and or but is are was were be been being it its this that "
@@ -22,16 +16,6 @@ _STOPWORDS = (
     "used using "
 )
 STOP = frozenset(_STOPWORDS.split())
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """A sentence of a chunk: exact document offsets and its display text."""
-
-    start: int
-    end: int
-    quote: str
-    display: str
 
 
 def content_words(text: str) -> list[str]:
@@ -50,29 +34,6 @@ def display(text: str) -> str:
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
     return " ".join(text.split())
-
-
-def sentences(chunk: Chunk) -> Iterator[Sentence]:
-    """Prose sentences of a chunk, skipping headings, code, tables, admonition markers."""
-    text, base, in_fence = chunk.text, chunk.offsets.start, False
-    cursor = 0
-    pieces = [*(m.start() for m in _SENT_END.finditer(text)), len(text)]
-    for cut in pieces:
-        raw = text[cursor:cut]
-        start = cursor + (len(raw) - len(raw.lstrip()))
-        cursor = cut
-        body = text[start:cut].rstrip()
-        if body.count("```") % 2 or body.count("~~~") % 2:
-            in_fence = not in_fence
-            continue
-        if in_fence or not body or _NOISE.match(body) or "\n```" in body:
-            continue
-        marker = _MARKER.match(body)
-        if marker:
-            start, body = start + marker.end(), body[marker.end() :]
-        if len(content_words(body)) < 3:
-            continue
-        yield Sentence(base + start, base + start + len(body), body, display(body))
 
 
 _TOKEN = re.compile(r"[\w][\w+#.'’-]*")
