@@ -190,7 +190,7 @@ def _rerank(plt: Any, run: EvalRun) -> bytes | None:
             ax.hist(vals, bins=bins, alpha=0.6, label=f"{name} (n={len(vals)})")
     if run.refusal_threshold is not None:
         ax.axvline(run.refusal_threshold, color="red", linestyle="--", label="min_rerank_score")
-    ax.set_xlabel("best hit's rerank score (items that cite; refusals carry none)")
+    ax.set_xlabel("best hit's rerank score (Answer.decision.signals.best_score)")
     ax.set_ylabel("items")
     ax.legend()
     return _png(plt, fig)

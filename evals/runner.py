@@ -279,14 +279,10 @@ def gold_quotes(item: GoldItem, spans: Sequence[GoldSpan]) -> list[GoldQuote]:
 
 
 def best_rerank_score(a: Answer) -> float | None:
-    """The best hit's normalised rerank score, when the Answer carries it (else None).
-
-    Read from an Answer field `best_rerank_score` if the contract has one, else the best
-    cited snippet's `score_norm`; a refused answer cites nothing, so it has none today.
-    """
-    own = getattr(a, "best_rerank_score", None)
-    if isinstance(own, int | float):
-        return float(own)
+    """The best hit's normalised rerank score: the refusal decision's signal (refused answers
+    carry it too), else the best cited snippet's `score_norm` (an older server)."""
+    if a.decision is not None:
+        return a.decision.signals.best_score
     scores = [c.score_norm for c in a.citations if c.score_norm is not None]
     return max(scores) if scores else None
 
