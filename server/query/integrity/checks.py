@@ -239,7 +239,7 @@ def check_coverage(claim: Claim, spans: Sequence[str], chunks: Sequence[str]) ->
         return []
     out = []
     if names := foreign_names(claim.text, chunks):
-        detail = f"the cited chunk never mentions {', '.join(names)}"
+        detail = f"the cited span never mentions {', '.join(names)}"
         out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail=detail))
     if parts := unsupported_parts(claim.text, spans):
         detail = "the cited spans do not hold: " + " | ".join(p[:80] for p in parts)

@@ -1,8 +1,9 @@
 """Two rules for what support scores miss in paraphrased claims (an LLM's, not our own
 extractive restatements, which these never flag):
 
-- a name the claim uses that the cited chunk never mentions (an entity swapped for another,
-  a product the passage does not name): `entity_mismatch`;
+- a name the claim uses that neither the cited span nor its document's title and section
+  mention (an entity swapped for another of the same passage, a product it does not name):
+  `entity_mismatch`;
 - a part of the claim (a clause or a second sentence) that shares almost none of its content
   words with the cited spans (two claims merged with one citation, a sentence added):
   `unsupported_part`.

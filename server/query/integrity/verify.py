@@ -143,8 +143,8 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
         allow_general=cfg.allow_general_knowledge,
         foundational=ctx.foundational(claim),
     )
-    chunks = [
-        f"{h.chunk.title}\n{h.chunk.section_id}\n{h.chunk.text}"
+    chunks = [  # the cited spans and what names their subject (title, section)
+        f"{h.chunk.title}\n{h.chunk.section_id.replace('-', ' ')}\n{s.quote}"
         for s in claim.citations
         if (h := ctx.hits.get(s.snippet_id)) is not None
     ]
