@@ -142,6 +142,7 @@ def _flush(
     sparse: SparseEncoder,
     store: ChunkStore,
     live: dict[str, str],
+    identity: IndexIdentity,
     progress: Progress | None,
 ) -> Written:
     """Embed and write the chunks of several documents in one batch, then flip each one.
@@ -165,6 +166,14 @@ def _flush(
         if doc.doc_id in live:  # a new document has no older revision to retire
             store.retire(doc.doc_id, keep_rev=doc.rev)
         live[doc.doc_id] = doc.rev
+        # The index hash follows every flip, so a run killed half-way leaves it true.
+        store.put_meta(
+            IndexMeta(
+                identity=identity,
+                index_hash=index_hash(identity, live.items()),
+                updated_at=datetime.now(UTC),
+            )
+        )
         if progress:
             progress("done", doc.path)
     pending.clear()
@@ -287,7 +296,13 @@ def ingest_loads(
     identity = _identity_of(store).identity
     pending: list[tuple[SourceDoc, list[Chunk]]] = []
     flush = partial(
-        _flush, embedder=embedder, sparse=sparse, store=store, live=live, progress=progress
+        _flush,
+        embedder=embedder,
+        sparse=sparse,
+        store=store,
+        live=live,
+        identity=identity,
+        progress=progress,
     )
     seen: set[str] = set()
     written: list[Written] = []

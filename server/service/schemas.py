@@ -135,7 +135,9 @@ class Ready(BaseModel):
 
     status: Literal["ready"] = "ready"
     store: str
-    chunks: int
+    chunks: int  # chunks of the live revisions
+    # chunks a run killed before its flip left behind; the next run retires them
+    unretired_chunks: int = 0
     index_hash: str | None
     embed_model: str
     generator: str

@@ -20,7 +20,7 @@ from ingest.pipeline import (
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
 from server.core.errors import IndexMismatchError, NotFoundError
-from server.core.identity import chunker_id
+from server.core.identity import chunker_id, index_hash
 from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import Settings, load_settings
 from server.index.sparse import Bm25Encoder
@@ -157,12 +157,16 @@ def test_a_parser_crash_costs_only_its_file(tmp_path: Path) -> None:
     store.close()
 
 
-def _crash_mid_ingest(data_dir: str, folder: str) -> None:
+def _crash_mid_ingest(data_dir: str, folder: str, after_flips: int = 0) -> None:
+    """Ingest `folder` and die: at the first write (0), or after `after_flips` flips."""
     settings = load_settings(data_dir=data_dir)
     store = _open(settings)
+    flips = 0
 
     def crash(event: str, path: str) -> None:
-        if event == "upserted":  # new chunks written, live revision not yet flipped
+        nonlocal flips
+        flips += event == "done"
+        if (after_flips == 0 and event == "upserted") or (after_flips and flips == after_flips):
             import os
 
             os._exit(9)
@@ -196,12 +200,33 @@ def test_a_crash_half_way_leaves_the_previous_revision_live(tmp_path: Path) -> N
     store = _open(settings)  # the dead owner's lock is detected and the index recovered
     assert {d.doc_id: d.rev for d in store.docs()} == before
     assert all(
-        c.chunk.rev == before[c.chunk.doc_id]
-        for c in store.search(_request(settings, "citation"))
+        c.chunk.rev == before[c.chunk.doc_id] for c in store.search(_request(settings, "citation"))
     )
     done = _ingest(settings, store, folder)
     assert done.documents.changed == 1
     assert store.count() == sum(d.chunks for d in store.docs())  # orphans of the crash are retired
+    store.close()
+
+
+def test_a_crash_after_some_flips_leaves_a_true_index_hash(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    old = _ingest(settings, store, _samples(tmp_path, "old"))
+    store.close()
+    folder = tmp_path / "samples"
+    for page in sorted(folder.glob("*.md"))[:3]:  # three changed pages, killed after two flips
+        page.write_text(page.read_text() + "\n\nA paragraph added in the new revision.\n")
+    child = mp.get_context("spawn").Process(
+        target=_crash_mid_ingest, args=(str(tmp_path / "data"), str(folder), 2)
+    )
+    child.start()
+    child.join(120)
+    assert child.exitcode == 9
+    store = _open(settings)
+    meta = store.meta()
+    assert meta is not None and meta.index_hash != old.index_hash
+    live = [(d.doc_id, d.rev) for d in store.docs()]
+    assert meta.index_hash == index_hash(meta.identity, live)  # the two flips are in it
     store.close()
 
 

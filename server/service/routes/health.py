@@ -34,9 +34,11 @@ def readyz(state: State) -> Ready:
     meta = engine.store.meta()
     probe = getattr(engine.generator, "reachable", None)
     llm = None if probe is None else ("ok" if probe() else "degraded")
+    live = sum(d.chunks for d in engine.store.docs())
     return Ready(
         store=engine.store.kind,
-        chunks=engine.store.count(),
+        chunks=live,
+        unretired_chunks=max(0, engine.store.count() - live),
         index_hash=meta.index_hash if meta else None,
         embed_model=engine.embedder.model_id,
         generator=engine.generator.name,
