@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit model ui eval eval-llm calibrate bench clean-data browser-deps browser fuzz
+.PHONY: setup demo test check unit model ui train-verifier eval-prose calibrate-decision eval eval-llm calibrate bench clean-data browser-deps browser fuzz
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -75,6 +75,20 @@ calibrate: setup
 	$(BIN)/python -m evals.calibration.support
 	$(BIN)/python -m evals.calibration.refusal
 	$(BIN)/python -m evals.calibration.extractive
+
+# The integrity gate against human-written answers and their perturbations (issue [gate]).
+eval-prose: setup
+	$(BIN)/python -m evals.prose --out runs/prose.json
+
+# The support verifier: a cross-encoder on the MiniLM weights, trained on the shared data's
+# training splits (models/verifier/MODEL_CARD.md; the first run was not fit for use).
+train-verifier: setup
+	$(BIN)/python -m evals.training.verifier --epochs 2 --lr 3e-5 --budget-s 2700
+
+# The refusal decision (config/refusal_model.json) and the relevance floor, on tune halves.
+calibrate-decision: setup
+	$(BIN)/python -m evals.calibration.decision
+	$(BIN)/python -m evals.calibration.relevance --dry-run
 
 bench: setup
 	$(BIN)/python bench/retrieval.py
