@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ingest.pipeline import ingest_paths
@@ -32,4 +33,7 @@ def offline_engine(
     ingest_paths(
         [corpus], settings=settings, embedder=embedder, sparse=sparse, store=store, tags=tags
     )
-    return assemble(settings, embedder, sparse, store)
+    # The refusal model is fitted on MiniLM's signals (config/refusal_model.json): on the hash
+    # embedder's scale it would refuse nearly everything, so the rules alone decide here
+    # (tests/server/query/test_decide.py covers the model itself).
+    return replace(assemble(settings, embedder, sparse, store), refusal=None)
