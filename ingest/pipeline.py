@@ -364,29 +364,6 @@ def _upload_load(
     return build_doc(safe, data, mtime=datetime.now(UTC), tags=tuple(tags), rev=rev)
 
 
-def ingest_bytes(
-    name: str,
-    data: bytes,
-    *,
-    settings: Settings,
-    embedder: Embedder,
-    sparse: SparseEncoder,
-    store: ChunkStore,
-    tags: Sequence[str] = (),
-    rev: str | None = None,
-) -> IngestReport:
-    """One uploaded file (HTTP admin endpoint); `name` becomes its path and source_url."""
-    return ingest_uploads(
-        [(name, data)],
-        settings=settings,
-        embedder=embedder,
-        sparse=sparse,
-        store=store,
-        tags=tags,
-        rev=rev,
-    )
-
-
 def ingest_uploads(
     files: Sequence[tuple[str, bytes]],
     *,

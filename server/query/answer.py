@@ -25,7 +25,6 @@ from server.core.contracts import (
     CheckCode,
     CodeFinding,
     Decision,
-    Draft,
     Hit,
     Repair,
     RepairAction,
@@ -289,7 +288,9 @@ def generate_verified(
         if attempt == rounds or not repair.needs_regeneration(verdicts):
             draft, fixed = verify.repair_claims(draft, verdicts, ctx)
             composed = verify.finish(draft, question, ctx, [*notes, *fixed], ms)
-            return _with_codes(_llm_down(_regenerated(composed), draft), strays)
+            if UNREACHABLE in draft.notes:  # the extractive generator stood in for the LLM
+                strays.append(CodeFinding(code=CheckCode.LLM_UNAVAILABLE, detail=UNREACHABLE))
+            return _with_codes(_regenerated(composed), strays)
         cfg = settings.integrity
         expanded = repair.expand_query(
             question, fenced.clean, words=cfg.expansion_terms, top=cfg.expansion_hits
@@ -318,19 +319,9 @@ def _regenerated(composed: Composed) -> Composed:
     return composed.model_copy(update={"repairs": repairs})
 
 
-def _llm_down(composed: Composed, draft: Draft) -> Composed:
-    """`llm_unavailable` in the gate's codes when the extractive generator stood in for an
-    unreachable LLM; the verdict stays the checked answer's own."""
-    if UNREACHABLE not in draft.notes:
-        return composed
-    down = CodeFinding(code=CheckCode.LLM_UNAVAILABLE, detail=UNREACHABLE)
-    gate = composed.gate.model_copy(update={"codes": (*composed.gate.codes, down)})
-    return composed.model_copy(update={"gate": gate})
-
-
 def _with_codes(composed: Composed, findings: Sequence[CodeFinding]) -> Composed:
-    """Findings of claims that left the answer (off topic) in the gate's codes; the verdict
-    stays the shown answer's own."""
+    """Findings about what left or stood in for the answer (off-topic claims, an unreachable
+    LLM) in the gate's codes; the verdict stays the shown answer's own."""
     if not findings:
         return composed
     gate = composed.gate.model_copy(update={"codes": (*composed.gate.codes, *findings)})

@@ -14,9 +14,9 @@ from ingest.loaders import build_doc
 from ingest.pipeline import (
     Progress,
     delete_document,
-    ingest_bytes,
     ingest_loads,
     ingest_paths,
+    ingest_uploads,
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
 from server.core.errors import IndexMismatchError, NotFoundError
@@ -114,9 +114,8 @@ def test_bad_files_are_reported_and_skipped(tmp_path: Path) -> None:
         "empty.md": "empty",
         "latin1.txt": "not",
     }
-    up = ingest_bytes(
-        "notes.md",
-        b"# Notes\n\nUploaded through the API.\n",
+    up = ingest_uploads(
+        [("notes.md", b"# Notes\n\nUploaded through the API.\n")],
         settings=settings,
         embedder=EMB,
         sparse=Bm25Encoder(settings.models),
