@@ -41,11 +41,13 @@ cross a fenced span (it drops it). The false-positive rate on clean corpora is m
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from server.core import markdown
-from server.core.contracts import Hit
+from server.core.contracts import Chunk, DocRecord, Hit
 
 FILLER = "\u2007"  # FIGURE SPACE: whitespace to every parser, absent from real docs
 FILLER_RUN = re.compile(FILLER + r"[" + FILLER + r"\s]*")
@@ -447,17 +449,76 @@ def blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def fenced_hits(hits: Sequence[Hit]) -> dict[str, list[Flag]]:
-    """snippet_id -> fenced spans in *document* offsets, for every chunk that has any."""
-    out: dict[str, list[Flag]] = {}
-    for h in hits:
-        base = h.chunk.offsets.start
-        found = fenced(h.chunk.text)
-        if found:
-            out[h.chunk.snippet_id] = [Flag(f.start + base, f.end + base, f.rule) for f in found]
+DocFlags = Callable[[Chunk], Sequence[Flag]]
+"""The fenced spans of a chunk's whole document (document offsets), or () when unknown."""
+
+
+class DocumentFences:
+    """`fenced` over whole documents, remembered per (doc_id, revision).
+
+    A chunk alone can miss an attack that spans chunks: a 4,000-character jailbreak is cut
+    into five chunks, and the one holding its tail reads like an odd story with no model
+    named. Read over the whole document the script is one block and is fenced whole. The
+    document text comes from the store's registry (`text` of the live revision); a chunk of
+    any other revision gets (). Thread-safe: requests share one instance; at most
+    `max_docs` documents are remembered (least recently used first out). Scanning costs
+    about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s).
+    """
+
+    def __init__(self, document: Callable[[str], DocRecord | None], max_docs: int = 512) -> None:
+        self._document = document
+        self._max = max_docs
+        self._seen: OrderedDict[tuple[str, str], tuple[Flag, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, chunk: Chunk) -> Sequence[Flag]:
+        key = (chunk.doc_id, chunk.rev)  # a revision id names its text (SPEC 1.1)
+        with self._lock:
+            found = self._seen.get(key)
+            if found is not None:
+                self._seen.move_to_end(key)
+                return found
+        doc = self._document(chunk.doc_id)
+        if doc is None or doc.rev != chunk.rev:
+            return ()
+        found = tuple(fenced(doc.text))  # outside the lock: two first readers both scan
+        with self._lock:
+            self._seen[key] = found
+            while len(self._seen) > self._max:
+                self._seen.popitem(last=False)
+        return found
+
+
+def _union(flags: Sequence[Flag]) -> list[Flag]:
+    """Overlapping or touching spans as one (the first one's rule), in order."""
+    out: list[Flag] = []
+    for f in sorted(flags, key=lambda f: (f.start, f.end)):
+        if out and f.start <= out[-1].end:
+            last = out[-1]
+            out[-1] = Flag(last.start, max(last.end, f.end), last.rule)
+        else:
+            out.append(f)
     return out
 
 
-def quarantined(hits: Sequence[Hit]) -> dict[str, str]:
+def fenced_hits(hits: Sequence[Hit], doc_flags: DocFlags | None = None) -> dict[str, list[Flag]]:
+    """snippet_id -> fenced spans in *document* offsets, for every chunk that has any: the
+    chunk's own, and (with `doc_flags`) its document's that overlap it, clipped to it."""
+    out: dict[str, list[Flag]] = {}
+    for h in hits:
+        lo, hi = h.chunk.offsets.start, h.chunk.offsets.end
+        found = [Flag(f.start + lo, f.end + lo, f.rule) for f in fenced(h.chunk.text)]
+        if doc_flags is not None:
+            found += [
+                Flag(max(f.start, lo), min(f.end, hi), f.rule)
+                for f in doc_flags(h.chunk)
+                if f.start < hi and lo < f.end
+            ]
+        if found:
+            out[h.chunk.snippet_id] = _union(found)
+    return out
+
+
+def quarantined(hits: Sequence[Hit], doc_flags: DocFlags | None = None) -> dict[str, str]:
     """snippet_id -> rule of its first fenced span, for every chunk that carries one."""
-    return {sid: flags[0].rule for sid, flags in fenced_hits(hits).items()}
+    return {sid: flags[0].rule for sid, flags in fenced_hits(hits, doc_flags).items()}

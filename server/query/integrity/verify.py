@@ -274,10 +274,14 @@ class Fenced(Frozen):
     spans: dict[str, tuple[tuple[int, int], ...]] = Field(default_factory=dict)
 
 
-def fence(hits: Sequence[Hit], settings: Settings) -> Fenced:
-    """Sentences that address the model (`injection.fenced_hits`) never reach the generator;
-    the rest of their chunk stays evidence."""
-    found = injection.fenced_hits(hits) if settings.integrity.injection_guard else {}
+def fence(
+    hits: Sequence[Hit], settings: Settings, doc_flags: injection.DocFlags | None = None
+) -> Fenced:
+    """Sentences that address the model (`injection.fenced_hits`, read in the chunk and, with
+    `doc_flags`, in its whole document) never reach the generator; the rest of their chunk
+    stays evidence."""
+    guard = settings.integrity.injection_guard
+    found = injection.fenced_hits(hits, doc_flags) if guard else {}
     clean: list[Hit] = []
     quarantine: dict[str, str] = {}
     held: list[Repair] = []
