@@ -25,8 +25,10 @@ catch that is due to the perturbation, not to a weak original).
 Items are split dev/test by a hash of their id; figures are on test (dev is for tuning). Rates
 carry a seeded percentile bootstrap 95 % interval (units: drafts for good claims, perturbed
 drafts for catches, pairs for the checker's balanced accuracy). `curve` re-runs the test half
-with `integrity.support_threshold` overridden. `checker_bacc` is `evals.checker_accuracy` on
-the held-out WiCE, SciFact, HaluEval and BEGIN pairs.
+with `integrity.support_threshold` overridden, `curve_dev` the dev half; `operating_point` is
+chosen on dev alone (`choose_threshold`) and reports the test half at that threshold.
+`checker_bacc` is `evals.checker_accuracy` on the held-out WiCE, SciFact, HaluEval and BEGIN
+pairs.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ KINDS = (
 MIN_COVERAGE = 0.5  # share of an answer sentence's content words its cited span must hold
 MAX_EXTRA = 2  # passage sentences added to the best one when they cover more of the claim
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)  # curve grid; the configured threshold is added
+GOOD_FLOOR = 0.90  # the issue's floor for good claims shown with PASS at the operating point
 BOOT = 1000
 ANALYZER = "prose-eval"
 INDEX_HASH = "prose-eval:0"
@@ -797,6 +800,25 @@ def overall_caught(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return rate([float(r["caught"]) for r in rows if r["kind"] != "good"])
 
 
+def choose_threshold(curve: Sequence[dict[str, Any]], floor: float = GOOD_FLOOR) -> float:
+    """The threshold of a curve that catches most perturbations while at least `floor` of
+    good claims are shown with PASS (ties: the lower threshold, which blocks fewer good
+    claims); when no point reaches the floor, the one that shows most good claims."""
+
+    def good(p: dict[str, Any]) -> float:
+        return float(p["good_claims_pass_rate"]["rate"] or 0.0)
+
+    def caught(p: dict[str, Any]) -> float:
+        return float(p["caught_overall"]["rate"] or 0.0)
+
+    ok = [p for p in curve if good(p) >= floor]
+    if ok:
+        best = max(ok, key=lambda p: (caught(p), -p["support_threshold"]))
+    else:
+        best = max(curve, key=lambda p: (good(p), -p["support_threshold"]))
+    return float(best["support_threshold"])
+
+
 def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "good_claims_pass_rate": good_rate(rows),
@@ -981,6 +1003,43 @@ def with_threshold(settings: Settings, t: float) -> Settings:
     return settings.model_copy(update={"integrity": integrity})
 
 
+def threshold_curves(
+    halves: dict[str, tuple[list[Case], list[dict[str, Any]]]],
+    scorer: SupportScorer,
+    settings: Settings,
+    live: LiveIndex,
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """split -> its curve over `THRESHOLDS` (+ the configured one, whose rows are given), and
+    the operating point chosen on dev with both halves' summaries at it."""
+    configured = settings.integrity.support_threshold
+    curves: dict[str, list[dict[str, Any]]] = {"test": [], "dev": []}
+    by_t: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for split, (half, at_configured) in halves.items():
+        for t in sorted({*THRESHOLDS, configured}):
+            rows = (
+                at_configured
+                if t == configured
+                else run_all(half, scorer, with_threshold(settings, t), live)
+            )
+            by_t[(split, t)] = rows
+            curves[split].append(
+                {
+                    "support_threshold": t,
+                    "good_claims_pass_rate": good_rate(rows),
+                    "caught_overall": overall_caught(rows),
+                }
+            )
+    chosen = choose_threshold(curves["dev"])
+    operating = {
+        "support_threshold": chosen,
+        "configured": configured,
+        "rule": f"most perturbations caught with >= {GOOD_FLOOR} of good claims shown, on dev",
+        "dev": summary(by_t[("dev", chosen)]),
+        "test": summary(by_t[("test", chosen)]),
+    }
+    return curves, operating
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1018,20 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
     configured = settings.integrity.support_threshold
     rows_test = run_all(test, scorer, settings, live)
     rows_dev = run_all(dev, scorer, settings, live)
-    curve = []
-    for t in sorted({*THRESHOLDS, configured}):
-        rows = (
-            rows_test
-            if t == configured
-            else run_all(test, scorer, with_threshold(settings, t), live)
-        )
-        curve.append(
-            {
-                "support_threshold": t,
-                "good_claims_pass_rate": good_rate(rows),
-                "caught_overall": overall_caught(rows),
-            }
-        )
+    halves = {"test": (test, rows_test), "dev": (dev, rows_dev)}
+    curves, operating = threshold_curves(halves, scorer, settings, live)
     t_runs = time.perf_counter()
     bacc = (
         checker_bacc(args.data, args.bacc_per_set, scorer, settings, embedder.warm)
@@ -1053,7 +1100,9 @@ def main(argv: list[str] | None = None) -> int:
         **head,
         "checker_bacc": bacc,
         "counts": counts,
-        "curve": curve,
+        "curve": curves["test"],
+        "curve_dev": curves["dev"],
+        "operating_point": operating,
         "dev": summary(rows_dev),
         "missed_examples": _examples(rows_test),
         "seconds": {
@@ -1074,6 +1123,13 @@ def main(argv: list[str] | None = None) -> int:
             f"caught {kind:22s} {r['rate']} {r['ci95']} n={r['n']}   "
             f"(original passed: {c['rate']} n={c['n']})"
         )
+    op = operating["test"]
+    _say(
+        f"operating point (chosen on dev): support_threshold {operating['support_threshold']} "
+        f"(configured {configured}); "
+        f"test good PASS {op['good_claims_pass_rate']['rate']}, "
+        f"caught {op['caught_overall']['rate']}"
+    )
     for name, b in bacc.items():
         _say(f"checker bacc {name:10s} {b['balanced_accuracy']} {b['ci95']} n={b['n']}")
     _say(f"{report['seconds']['total']} s")

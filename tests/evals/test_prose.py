@@ -3,6 +3,8 @@ shown-with-PASS accounting through the real gate path with a word-overlap suppor
 
 from __future__ import annotations
 
+from typing import Any
+
 from evals.prose import (
     KINDS,
     Case,
@@ -11,6 +13,7 @@ from evals.prose import (
     Passage,
     bootstrap,
     bump,
+    choose_threshold,
     good_draft,
     judge,
     live_for,
@@ -204,3 +207,26 @@ def test_split_and_bootstrap_are_deterministic() -> None:
     assert (lo, hi) == tuple(bootstrap([1, 0, 1, 1], [1, 1, 1, 1]))
     assert 0.0 <= lo <= 0.75 <= hi <= 1.0
     assert len(KINDS) == 7
+
+
+def _point(t: float, good: float | None, caught: float | None) -> dict[str, Any]:
+    return {
+        "support_threshold": t,
+        "good_claims_pass_rate": {"rate": good},
+        "caught_overall": {"rate": caught},
+    }
+
+
+def test_the_operating_point_catches_most_above_the_good_floor() -> None:
+    curve = [
+        _point(0.3, 0.95, 0.80),
+        _point(0.4, 0.92, 0.90),
+        _point(0.5, 0.92, 0.90),  # a tie: the lower threshold blocks fewer good claims
+        _point(0.6, 0.85, 0.97),  # catches more, but shows too few good claims
+    ]
+    assert choose_threshold(curve) == 0.4
+
+
+def test_without_a_point_above_the_floor_the_one_showing_most_good_claims_wins() -> None:
+    curve = [_point(0.3, 0.70, 0.5), _point(0.5, 0.88, 0.6), _point(0.7, None, None)]
+    assert choose_threshold(curve) == 0.5
