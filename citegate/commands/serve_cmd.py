@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Callable
 from typing import Annotated
 
@@ -78,15 +77,6 @@ def build_app(
     return create_app(settings, build_engine=builder, build_ingestor=build_ingestor)
 
 
-def _unset_empty_keys() -> None:
-    """An empty CITEGATE_API_KEYS or CITEGATE_API_KEYS_FILE means none: docker compose passes
-    `${CITEGATE_API_KEYS:-}` as "" when it is not set, which the settings loader would reject
-    as malformed JSON instead of `serve` saying that keys are needed."""
-    for name in ("CITEGATE_API_KEYS", "CITEGATE_API_KEYS_FILE"):
-        if os.environ.get(name) == "":
-            del os.environ[name]
-
-
 def serve(
     host: Annotated[
         str | None, typer.Option(help="bind address (default: service.host, loopback)")
@@ -98,7 +88,6 @@ def serve(
 
     from server.service.auth import load_keys
 
-    _unset_empty_keys()
     try:
         settings = load_settings()
         host = host or settings.service.host

@@ -47,8 +47,14 @@ class ApiKey(BaseModel):
 class Settings(BaseSettings):
     """Every knob citegate has. Fields carry no code defaults: the YAML is the one source."""
 
+    # An empty CITEGATE_* variable means unset (docker compose passes `${VAR:-}` as ""), so
+    # the YAML value stands instead of "" failing to parse as JSON, a URL or a number.
     model_config = SettingsConfigDict(
-        env_prefix="CITEGATE_", env_nested_delimiter="__", extra="forbid", frozen=True
+        env_prefix="CITEGATE_",
+        env_nested_delimiter="__",
+        env_ignore_empty=True,
+        extra="forbid",
+        frozen=True,
     )
 
     data_dir: Path = Field(description="folder every command writes to (store, traces, caches)")

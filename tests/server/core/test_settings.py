@@ -29,6 +29,19 @@ def test_env_beats_yaml_and_override_beats_env(monkeypatch: pytest.MonkeyPatch) 
     assert s2.retrieval.rrf_k == 3
 
 
+def test_an_empty_variable_is_unset_so_the_yaml_value_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What docker compose passes for `${VAR:-}` when VAR is not set.
+    for name in ("API_KEYS", "QDRANT_URL", "RETRIEVAL__RRF_K", "DATA_DIR"):
+        monkeypatch.setenv(f"CITEGATE_{name}", "")
+    s = load_settings()
+    assert s.api_keys == {}
+    assert s.qdrant_url is None
+    assert s.retrieval.rrf_k == 61
+    assert s.data_dir == Path("data")  # config/defaults/citegate.yaml: ./data
+
+
 def test_bad_value_names_the_key() -> None:
     with pytest.raises(ConfigError, match="final_k"):
         load_settings(retrieval={"final_k": 0})
