@@ -52,6 +52,12 @@ from server.query.rerank import absent_names, collapse_duplicates, rerank, shoul
 from server.query.retrieve import delta_s, recall
 
 GateMode = Literal["strict", "lenient"]
+Stage = Literal["recall", "rerank", "generate", "check", "decide"]
+Progress = Callable[[Stage], None]
+
+
+def _quiet(_: Stage) -> None:
+    """The progress hook of a caller that did not ask for one."""
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,11 @@ def clean_question(question: str, max_chars: int) -> str:
     return text
 
 
-def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -> _Retrieved:
+def _retrieve(
+    question: str, engine: Engine, scope_tags: Sequence[str] | None, report: Progress = _quiet
+) -> _Retrieved:
     settings = engine.settings
+    report("recall")
     t0 = perf_counter()
     found = recall(
         question,
@@ -109,6 +118,7 @@ def _retrieve(question: str, engine: Engine, scope_tags: Sequence[str] | None) -
     allowed = apply_policy(
         list(found.hits), engine.policy, scope_tags=scope_tags, now=datetime.now(UTC)
     )
+    report("rerank")
     t2 = perf_counter()
     scored = rerank(question, allowed, engine.reranker, len(allowed))
     ranked = collapse_duplicates(
@@ -166,18 +176,26 @@ def answer(
     scope_tags: Sequence[str] | None = None,
     mode: GateMode | None = None,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> Answer:
     """Answer `question` with verified citations, or an honest "I don't know".
 
     `scope_tags` limits what the caller may read (None: everything the policy allows);
     `mode` overrides the gate mode. Raises InputError for an empty or oversized question,
     EmptyIndexError before anything is ingested, IndexMismatchError on analyzer or model drift.
+    `progress(stage)`, on the calling thread, as each stage starts (the previous one has then
+    ended), only once the question and the index have passed the checks above: "recall"
+    (hybrid recall and policy), "rerank", "generate" (the generator is asked), "check"
+    (label, evaluate, repair, gate), "decide" (the refusal decision; the Answer follows).
+    A regeneration round repeats recall, rerank, generate, check; a refused question skips
+    generate and check. The hook must not raise.
     """
+    report = progress or _quiet
     started = perf_counter()
     text = clean_question(question, engine.settings.service.max_question_chars)
     settings = _settings_for(engine.settings, mode)
     live = _live(engine)
-    got = _retrieve(text, engine, scope_tags)
+    got = _retrieve(text, engine, scope_tags, report)
     absent = absent_names(text, got.candidates, settings.retrieval)
     refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
     t_gen = perf_counter()
@@ -189,10 +207,12 @@ def answer(
         relevance=engine.relevance,
         settings=settings,
         live=live,
-        retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags).hits,
+        retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags, report).hits,
         seed=seed,
         absent_names=absent,
+        progress=report,
     )
+    report("decide")
     decision = _decide(text, engine, got.hits, composed, absent)
     if decision.refused:
         reason = (
@@ -251,6 +271,7 @@ def generate_verified(
     relevance: RelevanceScorer | None = None,
     seed: int = 0,
     absent_names: Sequence[str] = (),
+    progress: Progress = _quiet,
 ) -> Composed:
     """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
 
@@ -260,6 +281,7 @@ def generate_verified(
     each is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
     Claims that do not bear on the question (`relevance`) are dropped as `off_topic`.
+    `progress` hears "generate" and "check" each round (see `answer`).
     """
     notes: list[Repair] = []
     strays: list[CodeFinding] = []
@@ -273,9 +295,11 @@ def generate_verified(
             named = absent_names if attempt == 0 else ()
             idk = verify.dont_know(question, hits, ctx, generator.name, notes, ms, None, named)
             return _regenerated(idk)
+        progress("generate")
         t0 = perf_counter()
         draft = generator.generate(question, fenced.clean, seed=seed)
         ms += (perf_counter() - t0) * 1000
+        progress("check")
         draft = verify.label(draft, ctx)
         if relevance is not None and draft.claims:
             scores = relevance.relevance(question, [c.text for c in draft.claims])

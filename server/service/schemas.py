@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.core.contracts import Answer, Citation, GateResult, TraceRow
+from server.query.answer import Stage
 
 MODEL_ID = "citegate"  # the model id `/v1/models` lists and chat answers as by default
 
@@ -103,6 +104,27 @@ class ChatCompletion(BaseModel):
         description="the question answered: the last user message plus key terms of earlier "
         "user turns it lacks (service.chat_history_terms)"
     )
+
+
+class StreamProgress(BaseModel):
+    """A streamed chunk's `progress`: the stage of `answer()` that has just started."""
+
+    stage: Stage
+
+
+class StreamClaim(BaseModel):
+    """A streamed chunk's `claim`: which verified claim its delta content shows."""
+
+    index: int = Field(description="the claim's position in the answer's claims")
+    id: str
+    citations: list[int] = Field(description="its [n] markers: `n` of the citations chunk's")
+
+
+class StreamError(BaseModel):
+    """A streamed chunk's `error`, when the answer failed after the 200 headers were sent."""
+
+    code: str
+    message: str
 
 
 class ModelCard(BaseModel):

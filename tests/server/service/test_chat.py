@@ -66,7 +66,9 @@ def test_the_follow_up_alone_is_refused_but_with_its_history_is_answered(
     assert "assistant" not in question  # only user turns lend terms
 
 
-def test_the_stream_names_the_question_in_its_first_chunk(client: TestClient) -> None:
+def test_the_stream_names_the_question_with_its_citations_before_the_text(
+    client: TestClient,
+) -> None:
     body = {
         "stream": True,
         "messages": [
@@ -75,9 +77,12 @@ def test_the_stream_names_the_question_in_its_first_chunk(client: TestClient) ->
         ],
     }
     with client.stream("POST", "/v1/chat/completions", json=body, headers=AUTH) as r:
-        first = next(line for line in r.iter_lines() if line.startswith("data: "))
-    chunk = json.loads(first.removeprefix("data: "))
-    assert chunk["standalone_question"].startswith(FOLLOW_UP) and chunk["citations"]
+        lines = [line.removeprefix("data: ") for line in r.iter_lines() if line]
+    chunks = [json.loads(line) for line in lines[:-1]]
+    cited = next(i for i, c in enumerate(chunks) if "citations" in c)
+    assert chunks[cited]["standalone_question"].startswith(FOLLOW_UP)
+    assert chunks[cited]["citations"]
+    assert all(not c["choices"][0]["delta"].get("content") for c in chunks[:cited])
 
 
 def _request(*turns: str) -> ChatRequest:
