@@ -45,6 +45,7 @@ from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
+from server.query.integrity.injection import DocFlags
 from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -74,6 +75,7 @@ class Engine:
     generator: Generator
     policy: CorpusPolicy
     refusal: RefusalModel | None = None
+    fences: DocFlags | None = None  # attacks read in the whole document (DocumentFences)
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def answer(
         seed=seed,
         absent_names=absent,
         progress=report,
+        doc_flags=engine.fences,
     )
     report("decide")
     decision = _decide(text, engine, got.hits, composed, absent)
@@ -271,6 +274,7 @@ def generate_verified(
     relevance: RelevanceScorer | None = None,
     seed: int = 0,
     absent_names: Sequence[str] = (),
+    doc_flags: DocFlags | None = None,
     progress: Progress = _quiet,
 ) -> Composed:
     """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
@@ -278,7 +282,8 @@ def generate_verified(
     `hits` empty (refused upstream) gives the same "I don't know" as a failed ladder;
     `absent_names`, when that refusal was for names no readable passage mentions, are
     named in its missing evidence. Hits that address the model never reach the generator;
-    each is listed in `repairs` (QUARANTINE), and a citation into one is blocked.
+    each is listed in `repairs` (QUARANTINE), and a citation into one is blocked;
+    `doc_flags` also reads each hit's whole document, for an attack cut by a chunk boundary.
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
     Claims that do not bear on the question (`relevance`) are dropped as `off_topic`.
     `progress` hears "generate" and "check" each round (see `answer`).
@@ -288,7 +293,7 @@ def generate_verified(
     ms = 0.0
     rounds = settings.integrity.max_regenerations
     for attempt in range(rounds + 1):
-        fenced = verify.fence(hits, settings)
+        fenced = verify.fence(hits, settings, doc_flags)
         ctx = verify.context(fenced, live, scorer, settings)
         notes += fenced.held
         if not fenced.clean:

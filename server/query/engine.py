@@ -18,6 +18,7 @@ from server.query.answer import Engine
 from server.query.audit import TraceStore, trace_rows
 from server.query.decide import load_refusal_model
 from server.query.generate import build_generator
+from server.query.integrity.injection import DocumentFences
 from server.query.integrity.relevance import EmbeddingRelevance
 from server.query.integrity.support import build_support_scorer
 from server.query.policy import load_policy
@@ -74,6 +75,7 @@ def assemble(
         generator=build_generator(settings, embedder=embedder),
         policy=load_policy(settings.corpus_policy_file),
         refusal=load_refusal_model(_config_path(settings.retrieval.refusal_model_file)),
+        fences=DocumentFences(store.get_doc),
     )
 
 
