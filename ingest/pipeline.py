@@ -346,16 +346,27 @@ def ingest_loads(
     )
 
 
+def upload_path(name: str) -> str:
+    """The document path an upload's name gives: its relative path as the client sent it
+    (a folder upload sends `guide/setup.md`), with `\\` read as `/`, empty and `.` parts,
+    a leading `/` and a drive (`C:`) dropped, so `doc_id` matches what `citegate ingest`
+    of the same folder gives. LoadError for `..`, a hidden part or no file name."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in {"", "."}]
+    if parts and len(parts[0]) == 2 and parts[0][1] == ":":  # a Windows drive
+        parts = parts[1:]
+    if not parts or not Path(parts[-1]).stem or any(p == ".." or p.startswith(".") for p in parts):
+        raise LoadError(
+            f"upload name {name[:80]!r} is not a file name (empty, hidden or climbing with "
+            f"`..`): send a name such as guide/setup.md; citegate reads {', '.join(SUPPORTED)}"
+        )
+    return "/".join(parts)
+
+
 def _upload_load(
     name: str, data: bytes, settings: Settings, tags: Sequence[str], rev: str | None
 ) -> tuple[SourceDoc, list[int]]:
     """An uploaded file read from memory: its name is its path, never a path on this server."""
-    safe = name.replace("\\", "/").rsplit("/", 1)[-1]
-    if not Path(safe).stem or safe in {".", ".."} or safe.startswith("."):
-        raise LoadError(
-            f"upload name {name[:80]!r} is not a file name (a hidden or empty name): "
-            f"send a name such as guide.md; citegate reads {', '.join(SUPPORTED)}"
-        )
+    safe = upload_path(name)
     if len(data) > settings.ingest.max_file_bytes:
         raise LoadError(
             f"{len(data)} bytes is over the {settings.ingest.max_file_bytes}-byte limit "

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ingest.loaders import build_doc
+from ingest.loaders import LoadError, build_doc
 from ingest.pipeline import (
     Progress,
     delete_document,
     ingest_loads,
     ingest_paths,
     ingest_uploads,
+    upload_path,
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
 from server.core.errors import IndexMismatchError, NotFoundError
@@ -424,3 +425,38 @@ def test_an_index_chunked_with_other_sizes_is_refused_not_mixed(tmp_path: Path) 
     with pytest.raises(IndexMismatchError, match=r"chunker: index has .*max_tokens=200.*--rebuild"):
         _open(smaller)
     _open(settings).close()  # the same sizes open it again
+
+
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [
+        ("notes.md", "notes.md"),
+        ("guide/setup.md", "guide/setup.md"),  # a folder upload keeps its relative path
+        ("guide\\setup.md", "guide/setup.md"),
+        ("/guide//./setup.md", "guide/setup.md"),
+        ("C:\\docs\\guide\\setup.md", "docs/guide/setup.md"),
+    ],
+)
+def test_an_upload_keeps_its_relative_path_as_its_document_path(name: str, path: str) -> None:
+    assert upload_path(name) == path
+
+
+@pytest.mark.parametrize("name", ["", "/", ".md", "guide/.hidden.md", "../etc/a.md", "a/../b.md"])
+def test_an_upload_name_that_is_no_file_path_is_refused_with_the_fix(name: str) -> None:
+    with pytest.raises(LoadError, match=r"send a name such as guide/setup\.md"):
+        upload_path(name)
+
+
+def test_uploads_of_two_folders_keep_two_documents(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    up = ingest_uploads(
+        [("a/index.md", b"# A\n\nAlpha page.\n"), ("b/index.md", b"# B\n\nBeta page.\n")],
+        settings=settings,
+        embedder=EMB,
+        sparse=Bm25Encoder(settings.models),
+        store=store,
+    )
+    assert up.documents.new == 2
+    assert [d.doc_id for d in store.docs()] == ["a/index.md", "b/index.md"]
+    store.close()
