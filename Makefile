@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit model ui train-verifier eval-prose calibrate-decision eval eval-llm calibrate bench clean-data browser-deps browser fuzz
+.PHONY: setup demo test check unit model ui train-verifier eval-prose calibrate-decision eval eval-llm calibrate bench clean-data browser-deps browser fuzz load
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -105,6 +105,12 @@ browser: setup
 # Schemathesis against the app's OpenAPI spec: no generated request may get a 5xx.
 fuzz: setup
 	$(BIN)/pytest -q -m fuzz
+
+# Load (16 askers, admin churn, paired uploads; CITEGATE_LOAD_SECONDS, default 600) and soak
+# (server RSS; CITEGATE_SOAK_SECONDS, default 1800) against `citegate serve` on loopback, with
+# locust as its own process; figures land in runs/load.json and runs/soak.json. Not in make test.
+load: setup
+	$(BIN)/pytest -q -m load tests/load
 
 clean-data:
 	rm -rf data

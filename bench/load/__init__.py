@@ -1,0 +1,1 @@
+"""The load workload (locustfile.py) and the revision checks its answers go through."""
