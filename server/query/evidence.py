@@ -39,9 +39,13 @@ UnitKind = Literal["sentence", "lead_in", "item", "code"]
 _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 _ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\d+", re.I)
+# A reading verb that opens the sentence, after connectives ("And then", "Also"), a "you
+# (can|will ...) (also)" or a "For more details," lead-in.
 _READING_VERB = re.compile(
-    r"^\W*(?:you\s+(?:can|could|will|might)\s+)?(?:read|see|check|learn|refer|visit|find|look|"
-    r"go)\b",
+    r"^\W*(?:(?:and|then|so|also|now|next|but)\W+)*"
+    r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?\W+)?"
+    r"(?:you\s+(?:(?:can|could|will|would|might|should|may)\s+)?(?:also\s+)?)?"
+    r"(?:read|see|check|learn|refer|visit|find|look|go)\b",
     re.I,
 )
 _READING_TARGET = re.compile(
