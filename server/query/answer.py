@@ -53,6 +53,7 @@ from server.query.rerank import absent_names, collapse_duplicates, rerank, shoul
 from server.query.retrieve import delta_s, recall
 
 GateMode = Literal["strict", "lenient"]
+_CONSISTENT_TRIES = 3  # retrievals per answer while ingest switches revisions under it (ours)
 Stage = Literal["recall", "rerank", "generate", "check", "decide"]
 Progress = Callable[[Stage], None]
 
@@ -140,6 +141,22 @@ def _retrieve(
     )
 
 
+def _retrieve_consistent(
+    question: str, engine: Engine, scope_tags: Sequence[str] | None, report: Progress
+) -> tuple[LiveIndex, _Retrieved]:
+    """Hits and the live index they were found in. The store keeps only live revisions at
+    search time; a revision switched by a concurrent ingest between the search and the read
+    of the live index would be checked against the wrong one (`rev_mismatch`), so retrieval
+    is repeated until both agree, at most `_CONSISTENT_TRIES` times (the gate flags the rest).
+    """
+    for _ in range(_CONSISTENT_TRIES):
+        got = _retrieve(question, engine, scope_tags, report)
+        live = _live(engine)
+        if all(live.revs.get(h.chunk.doc_id) == h.chunk.rev for h in got.hits):
+            break
+    return live, got
+
+
 def _ingested_at(engine: Engine) -> Callable[[str], datetime | None]:
     """When a document was ingested (asked only to break a tie between duplicates)."""
 
@@ -196,8 +213,8 @@ def answer(
     started = perf_counter()
     text = clean_question(question, engine.settings.service.max_question_chars)
     settings = _settings_for(engine.settings, mode)
-    live = _live(engine)
-    got = _retrieve(text, engine, scope_tags, report)
+    _live(engine)  # EmptyIndexError before any stage starts
+    live, got = _retrieve_consistent(text, engine, scope_tags, report)
     absent = absent_names(text, got.candidates, settings.retrieval)
     refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
     t_gen = perf_counter()

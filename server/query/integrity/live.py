@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from server.core.contracts import Frozen, IndexMeta
+from server.core.identity import index_hash
 
 
 def identity_part(index_hash: str) -> str:
@@ -26,9 +27,13 @@ class LiveIndex(Frozen):
 
     @classmethod
     def from_store(cls, meta: IndexMeta, revs: Mapping[str, str]) -> LiveIndex:
-        """From the index meta and the store's `live_revs()` (doc_id -> rev; no document text)."""
+        """From the index meta and the store's `live_revs()` (doc_id -> rev; no document text).
+
+        The hash is computed from `revs` (as ingest's `refresh_meta` does), not read from
+        `meta`: ingest switches a revision before it rewrites the recorded hash, and a reader
+        in between would pair the old hash with the new revision."""
         return cls(
-            index_hash=meta.index_hash,
+            index_hash=index_hash(meta.identity, revs.items()),
             analyzer=meta.identity.analyzer,
             embed_model=meta.identity.embed_model,
             revs=dict(revs),

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ingest.pipeline import ingest_uploads
 from server.core.contracts import Chunk, Hit, Offsets
 from server.core.errors import IndexMismatchError
+from server.core.identity import index_hash
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
@@ -175,3 +179,52 @@ def test_analyzer_parity_fails_fast() -> None:
     other = Bm25Encoder(settings.models.model_copy(update={"bm25_split_identifiers": False}))
     with pytest.raises(IndexMismatchError, match=r"^analyzer_mismatch"):
         check_parity(store, emb, other)
+
+
+class _SwitchAfterSearch:
+    """A store whose first search is followed by a concurrent ingest switching a revision
+    (what a reader racing `citegate ingest` meets)."""
+
+    def __init__(self, inner: Any, switch: Callable[[], None]) -> None:
+        self._inner, self._switch, self.searches = inner, switch, 0
+
+    def search(self, request: Any) -> list[Hit]:
+        found: list[Hit] = self._inner.search(request)
+        self.searches += 1
+        if self.searches == 1:
+            self._switch()
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_an_answer_cites_the_revisions_of_the_index_it_names(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    page = "# Retries\n\nThe queue retries a failed job three times before it gives up.\n"
+    (corpus / "queue.md").write_text(page, encoding="utf-8")
+    settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.05})
+    engine = offline_engine(settings, corpus=corpus)
+    before = engine.store.get_doc("queue.md")
+    assert before is not None
+
+    def switch() -> None:
+        ingest_uploads(
+            [("queue.md", f"{page}\nEach retry waits ten seconds.\n".encode())],
+            settings=engine.settings,
+            embedder=engine.embedder,
+            sparse=engine.sparse,
+            store=engine.store,
+            rev="r-new",
+        )
+
+    store = _SwitchAfterSearch(engine.store, switch)
+    got = answer("How many times does the queue retry a failed job?", replace(engine, store=store))
+    assert got.citations and not got.fallback
+    assert store.searches >= 2  # the first retrieval met the switch and was repeated
+    assert {c.rev for c in got.citations} == {"r-new"}
+    meta = engine.store.meta()
+    assert meta is not None
+    assert got.index_hash == index_hash(meta.identity, [("queue.md", "r-new")])
+    assert "rev_mismatch" not in {f.code.value for f in got.gate.codes}
