@@ -28,6 +28,18 @@ _GUIDANCE = re.compile(
     r"do not|don't|never|always|use|set|need to|have to)\b",
     re.IGNORECASE,
 )
+# A sentence or step that opens with a verb in the imperative ("Choose a non-human ID.",
+# "1. Enter your email address.", "* Click **New policy**."): a capitalised first word that
+# is no pronoun, article or preposition, followed by an article, a possessive or a name.
+_IMPERATIVE = re.compile(
+    r"(?:(?:^|\n)[ \t]*(?:(?:\d+[.)]|[*+-])[ \t]+)?|[.!?:]\s+)(?:please\s+)?"
+    r"(?!(?:In|On|At|For|To|By|With|From|Of|As|If|When|After|Before|During|The|A|An|This|"
+    r"That|These|Those|It|They|We|You|He|She|All|Each|Every|Some|Many|Most|One|There|Here|"
+    r"Our|Your|Its|Their|His|Her|My|No|Not|Any|Both|Either|Neither)\b)"
+    r"(?-i:[A-Z][a-z]+)\s+(?:(?:the|a|an|your|this|that|these|those|it|them|all|any|each|"
+    r"every|one|new)\b|(?-i:[A-Z*`\"“]))",
+    re.IGNORECASE,
+)
 GK_DISCLAIMER = "not verified against the corpus"
 LABELS = {
     ClaimType.GENERAL_KNOWLEDGE: "[general knowledge]",
@@ -265,7 +277,7 @@ def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
 
 
 def _recommendation(claim: Claim, joined: str) -> list[CodeFinding]:
-    if not _GUIDANCE.search(joined):
+    if not (_GUIDANCE.search(joined) or _IMPERATIVE.search(joined)):
         return [_f(CheckCode.MISSING_CITATION, claim, detail="the cited span gives no guidance")]
     return []
 

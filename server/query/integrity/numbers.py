@@ -38,8 +38,16 @@ def normalise_numbers(text: str) -> set[str]:
     found |= {
         _canonical(f"{WORD_NUMBERS[m.group(1)]}{'%' if m.group(2) else ''}")
         for m in _WORDS.finditer(lowered)
+        if not (m.group(1) == "one" and _PRONOUN_ONE.search(lowered, 0, m.start()))
     }
     return found
+
+
+# "one" as a pronoun, not a count: "create a new one", "the one you need", "each one".
+_PRONOUN_ONE = re.compile(
+    r"\b(?:a|an|the|this|that|which|each|every|any|no|another|new|existing|same|other|"
+    r"only|right|wrong|last|first|next|old)\s+$"
+)
 
 
 # --- numbers by role -------------------------------------------------------------------

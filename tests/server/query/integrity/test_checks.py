@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from server.core.contracts import CheckCode, ClaimType, CodeFinding, Offsets, Verdict
 from server.query.integrity import checks, gate
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, LIVE, claim, slot
@@ -152,6 +154,23 @@ def test_recommendation_cites_guidance_or_is_labelled_reasoning() -> None:
     ]
     reasoned = bare.model_copy(update={"label": "[reasoning]"})
     assert checks.check_type_evidence(reasoned, [], allow_general=False) == []
+
+
+@pytest.mark.parametrize(
+    ("span", "guides"),
+    [
+        ("Choose a non-human-identifiable ID.", True),  # a step in the imperative
+        ("Keys are listed below.\n1. Enter your email address.", True),
+        ("* Click New Policy and select a template.", True),
+        ("In the morning the server restarts.", False),
+        ("Vaccines are a safer way to build immunity.", False),
+        ("The server restarts at midnight.", False),
+    ],
+)
+def test_an_imperative_step_is_guidance(span: str, guides: bool) -> None:
+    rec = claim("You should do this.", ClaimType.RECOMMENDATION, slot(1, ROTATE))
+    found = codes(checks.check_type_evidence(rec, [span], allow_general=False))
+    assert found == ([] if guides else [CheckCode.MISSING_CITATION])
 
 
 def test_numbers_normalise_before_comparing() -> None:

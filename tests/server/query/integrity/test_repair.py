@@ -122,5 +122,9 @@ def test_number_normalisation_table() -> None:
         "90.0 days": {"90"},
         "version 2.10 [3]": {"2.10"},
         "0.5 s": {"0.5"},
+        "one day": {"1"},
+        "one of the three plans": {"1", "3"},
+        "use an existing ID or create a new one": set(),  # a pronoun, not a count
+        "the one you need": set(),
     }
     assert {text: normalise_numbers(text) for text in cases} == cases
