@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
+from pathlib import Path
 
-from evals.calibration.extractive import GRID, Item, grid, objective
+import pytest
+
+from evals.calibration.extractive import GRID, Item, grid, objective, write_settings
 from evals.gold import GoldSpan
 from server.core.contracts import Chunk, Hit, Offsets
-from server.core.settings import load_settings
+from server.core.settings import default_config_dir, load_settings
 from server.query.evidence import Unit
 from server.query.generate.extractive import Features
 
@@ -49,7 +53,7 @@ GAMMA = _feature(HIT_B, "Gamma is third.", 0.85)
 GOLD_BETA = GoldSpan("a.md", DOC.index("Beta"), DOC.index("second.") + 7, 4, DOC.index("# B"))
 
 
-def test_objective_is_the_mean_of_match_rate_and_coverage() -> None:
+def test_objective_is_the_mean_of_match_rate_match_at_1_and_precision() -> None:
     cfg = load_settings().generation.model_copy(
         update={
             "w_cosine": 1.0,
@@ -62,16 +66,35 @@ def test_objective_is_the_mean_of_match_rate_and_coverage() -> None:
         }
     )
     item = Item((ALPHA, BETA, GAMMA), (GOLD_BETA,))
-    # Picks: Alpha (0.9) and Beta (0.8 >= 0.72); Gamma is another section below 1.0 * 0.9.
-    # Match 1 of 2 picks; coverage 1 of 1 item: (0.5 + 1.0) / 2.
-    assert objective([item], cfg, max_claims=4) == 0.75
+    # Picks: Alpha (0.9) then Beta (0.8 >= 0.72); Gamma is another section below 1.0 * 0.9.
+    # Beta matches: any 1, first 0 (Alpha leads), precision 1 of 2: (1 + 0 + 0.5) / 3.
+    assert objective([item], cfg, max_claims=4) == 0.5
     # Only hit 1 competes with evidence_hits=1: the same picks.
-    assert objective([item], cfg.model_copy(update={"evidence_hits": 1}), 4) == 0.75
-    # One claim: Alpha alone, which misses the quote but is in its section: (0 + 1) / 2.
-    assert objective([item], cfg, max_claims=1) == 0.5
-    # An item whose gold is in section B, where nothing is picked: (0 + 0) / 2.
+    assert objective([item], cfg.model_copy(update={"evidence_hits": 1}), 4) == 0.5
+    # One claim: Alpha alone, which misses the quote: (0 + 0 + 0) / 3.
+    assert objective([item], cfg, max_claims=1) == 0.0
+    # Gold on Alpha, which leads: (1 + 1 + 0.5) / 3.
+    gold_alpha = GoldSpan("a.md", DOC.index("Alpha"), DOC.index("first.") + 6, 4, DOC.index("# B"))
+    assert objective([Item((ALPHA, BETA, GAMMA), (gold_alpha,))], cfg, 4) == 2.5 / 3
+    # An item whose gold is in section B, where nothing is picked: 0.
     far = Item((ALPHA, BETA, GAMMA), (GoldSpan("a.md", 40, 50, 40, 60),))
     assert objective([far], cfg, 4) == 0.0
+    assert objective([], cfg, 4) == 0.0
+
+
+def test_fitted_keys_are_written_in_place_and_the_rest_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(default_config_dir(), tmp_path / "config")
+    monkeypatch.setenv("CITEGATE_CONFIG_DIR", str(tmp_path / "config"))
+    before = load_settings().generation
+    fitted = before.model_copy(update={"relative_cutoff": 0.75, "w_hit": 0.8})
+    path = write_settings(fitted, ["before dev 0.4", "chosen dev 0.5"])
+    after = load_settings().generation
+    assert after == fitted  # max_unit_chars, llm_offered, redundancy keys kept as they were
+    assert "# fitted by evals/calibration/extractive.py on dev gold sets (before dev 0.4; " in (
+        path.read_text(encoding="utf-8")
+    )
 
 
 def test_the_grid_covers_every_combination() -> None:
