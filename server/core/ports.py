@@ -7,7 +7,7 @@ Real implementations live beside the stage that owns them (`server/embed.py`,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from server.core.contracts import (
     Chunk,
@@ -107,6 +107,20 @@ class SupportScorer(Protocol):
     @property
     def name(self) -> str: ...
     def support(self, claim: str, evidence: str) -> float: ...
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A scorer that can embed (or otherwise prepare) many texts in one batch before it is
+    asked about them one pair at a time: the claims of one answer cost one model pass."""
+
+    def warm(self, texts: Sequence[str]) -> None: ...
+
+
+def warm(scorer: object, texts: Sequence[str]) -> None:
+    """`scorer.warm(texts)` when the scorer batches, else nothing (it scores pair by pair)."""
+    if isinstance(scorer, Warmable) and texts:
+        scorer.warm(texts)
 
 
 class RelevanceScorer(Protocol):

@@ -25,7 +25,7 @@ from server.core.contracts import (
     RepairAction,
     Verdict,
 )
-from server.core.ports import SupportScorer
+from server.core.ports import SupportScorer, warm
 from server.core.text import content_words
 from server.query.evidence import Unit, units
 
@@ -57,13 +57,17 @@ def closest_supported(
     the earlier hit and sentence (deterministic).
     """
     best: tuple[Hit, Unit, float] | None = None
-    for hit in hits.values():
-        for sent in units(hit.chunk):
-            if sent.meta or (sent.start, sent.end) in taken:
-                continue
-            score = scorer.support(text, sent.quote)
-            if score >= threshold and (best is None or score > best[2]):
-                best = (hit, sent, score)
+    offered = [
+        (hit, sent)
+        for hit in hits.values()
+        for sent in units(hit.chunk)
+        if not sent.meta and (sent.start, sent.end) not in taken
+    ]
+    warm(scorer, [text, *(sent.quote for _, sent in offered)])
+    for hit, sent in offered:
+        score = scorer.support(text, sent.quote)
+        if score >= threshold and (best is None or score > best[2]):
+            best = (hit, sent, score)
     return best
 
 

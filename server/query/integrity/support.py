@@ -128,6 +128,17 @@ class FeatureSupportScorer:
             self._cache[text] = vec
         return vec
 
+    def warm(self, texts: Sequence[str]) -> None:
+        """Embed the texts not cached yet in one batch (one model pass for an answer's claims
+        and spans instead of one per text)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if not missing:
+            return
+        if len(self._cache) + len(missing) > 4096:
+            self._cache.clear()
+        for text, vec in zip(missing, self._embedder.embed_documents(missing), strict=True):
+            self._cache[text] = vec
+
     def support(self, claim: str, evidence: str) -> float:
         f = features(claim, evidence, self._vec(claim), self._vec(evidence))
         z = self._model.intercept + sum(self._model.weights[k] * f[k] for k in FEATURES)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from server.core.errors import ConfigError, ModelUnavailableError
+from server.core.ports import Warmable, warm
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.query.integrity.support import (
     FEATURES,
@@ -181,3 +183,32 @@ def test_nli_path_relative_to_the_repo_root(
         load_settings(integrity={"nli_path": "models/verifier"}), HashEmbedder()
     )
     assert isinstance(scorer, CrossEncoderSupportScorer) and scorer.name.endswith(":verifier")
+
+
+class _Counting(HashEmbedder):
+    """Counts embed_documents calls and the texts each call carried."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_warm_embeds_an_answers_texts_in_one_batch_and_scores_the_same(
+    settings: Settings,
+) -> None:
+    cold_embedder = _Counting()
+    cold = build_support_scorer(settings, cold_embedder)
+    expected = [cold.support(CLAIM, SUPPORTS), cold.support(CLAIM, CONTRADICTS)]
+    assert cold_embedder.calls == [1, 1, 1]  # claim, then each evidence text, one at a time
+    embedder = _Counting()
+    scorer = build_support_scorer(settings, embedder)
+    assert isinstance(scorer, Warmable)
+    warm(scorer, [CLAIM, SUPPORTS, CONTRADICTS, CLAIM])
+    assert embedder.calls == [3]  # one batch, each text once
+    assert [scorer.support(CLAIM, SUPPORTS), scorer.support(CLAIM, CONTRADICTS)] == expected
+    warm(scorer, [CLAIM])
+    assert embedder.calls == [3]  # nothing new to embed

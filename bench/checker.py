@@ -1,0 +1,110 @@
+"""Cost of the check step per claim: the gate on human-written drafts, as an LLM's would run.
+
+    .venv/bin/python bench/checker.py [--drafts N] [--out runs/bench-checker.json]
+
+The good drafts of `evals.prose` (ClapNQ and MTRAG reference answers, each sentence a claim
+citing the passage sentences it rests on; N per source) go through the production path after
+the generator: fence -> label -> relevance -> evaluate -> [regenerate] -> repair -> gate
+(`server.query.answer.generate_verified` with a generator that returns the draft at once, so
+what is timed is the check). Per draft: milliseconds per claim (the draft's time / its claims).
+Baseline, in the same loop: one `embed_query` of the draft's first claim, the cost of a single
+model pass under the same load. The issue's budget (#20) is p50 under 50 ms per claim on this
+2-core machine; the ratio to the baseline is the figure that travels between machines. Not a
+test: a shared CPU moves single runs by up to 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evals.prose import Case, Scripted, build_cases, clapnq_items, hits_of, live_for, mtrag_items
+from server.core.paths import shared_data
+from server.core.settings import load_settings
+from server.query.answer import generate_verified
+from server.query.engine import build_embedder
+from server.query.integrity.relevance import EmbeddingRelevance
+from server.query.integrity.support import build_support_scorer
+
+BUDGET_MS = 50.0  # issue #20: p50 check cost per claim on the 2-core machine
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile by nearest rank (q in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--drafts", type=int, default=40, help="good drafts per source")
+    ap.add_argument("--data", type=Path, default=shared_data())
+    ap.add_argument("--out", type=Path, default=Path("runs/bench-checker.json"))
+    args = ap.parse_args(argv)
+
+    settings = load_settings()
+    embedder = build_embedder(settings)
+    scorer = build_support_scorer(settings, embedder)
+    relevance = EmbeddingRelevance(embedder)
+    cases: list[Case] = []
+    for items in (
+        clapnq_items(args.data / "clapnq/clapnq_dev_answerable.jsonl"),
+        mtrag_items(args.data / "mtrag-un/reference.jsonl"),
+    ):
+        built, _ = build_cases(items, args.drafts, settings.integrity.max_claims)
+        cases += [c for c in built if c.kind == "good"]
+    live = live_for(c.item for c in cases)
+
+    def check(case: Case) -> float:
+        hits = hits_of(case.item)
+        t0 = time.perf_counter()
+        generate_verified(
+            case.item.question,
+            hits,
+            generator=Scripted(case.claims),
+            scorer=scorer,
+            relevance=relevance,
+            settings=settings,
+            live=live,
+            retrieve_again=lambda _expanded: list(hits),
+        )
+        return (time.perf_counter() - t0) * 1000
+
+    check(cases[0])  # the first model pass pays for loading: not timed
+    per_claim: list[float] = []
+    baseline: list[float] = []
+    for case in cases:
+        per_claim.append(check(case) / len(case.claims))
+        t0 = time.perf_counter()
+        embedder.embed_query(case.claims[0].text)
+        baseline.append((time.perf_counter() - t0) * 1000)
+    p50 = statistics.median(per_claim)
+    report = {
+        "model": embedder.model_id,
+        "support_scorer": scorer.name,
+        "drafts": len(cases),
+        "claims": sum(len(c.claims) for c in cases),
+        "ms_per_claim": {
+            "p50": round(p50, 1),
+            "p95": round(quantile(per_claim, 0.95), 1),
+            "max": round(max(per_claim), 1),
+        },
+        "baseline_embed_query_ms_p50": round(statistics.median(baseline), 1),
+        "ratio_p50_to_baseline": round(p50 / statistics.median(baseline), 2),
+        "budget_ms": BUDGET_MS,
+        "within_budget": p50 <= BUDGET_MS,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
