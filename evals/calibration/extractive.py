@@ -51,8 +51,8 @@ GRID = {  # the objective is item-level since this wave, so the cut-offs go lowe
     "evidence_hits": (5, 8),  # 8 = retrieval.final_k, every hit that reaches the generator
     "w_cosine": (0.55, 0.7, 0.9),
     "w_overlap": (0.0, 0.15, 0.3),
-    "w_hit": (0.3, 0.5, 0.8),
-    "relative_cutoff": (0.75, 0.8, 0.85, 0.9, 0.95),
+    "w_hit": (0.3, 0.5, 0.8, 1.2),
+    "relative_cutoff": (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9),
     "other_section_cutoff": (0.8, 0.85, 0.9, 0.95, 1.0),
 }
 
@@ -105,14 +105,12 @@ def _hits_gold(p: Picked, gold: Sequence[GoldSpan]) -> bool:
     )
 
 
-def objective(items: Sequence[Item], cfg: GenerationSettings, max_claims: int) -> float:
-    """Mean of three item-level figures of the generator's picks, as `citegate eval` reports
-    them: citation match rate (any pick overlaps a gold quote), match at 1 (the first pick,
-    which leads the answer, does) and precision (picks overlapping a gold quote / picks). The
-    first rewards answers that contain the evidence, the second the direct answer first, the
-    third keeps answers from padding themselves with more units to reach the first."""
+def components(
+    items: Sequence[Item], cfg: GenerationSettings, max_claims: int
+) -> tuple[float, float, float]:
+    """(citation match rate, match at 1, precision) of the generator's picks on these items."""
     if not items:
-        return 0.0
+        return 0.0, 0.0, 0.0
     chosen_n = precise = any_match = first = 0
     for item in items:
         pool = [f for f in item.found if (f.hit.k_final or 0) <= cfg.evidence_hits]
@@ -123,7 +121,16 @@ def objective(items: Sequence[Item], cfg: GenerationSettings, max_claims: int) -
         any_match += any(hits)
         first += bool(hits) and hits[0]
     precision = precise / chosen_n if chosen_n else 0.0
-    return (any_match / len(items) + first / len(items) + precision) / 3
+    return any_match / len(items), first / len(items), precision
+
+
+def objective(items: Sequence[Item], cfg: GenerationSettings, max_claims: int) -> float:
+    """Mean of three item-level figures of the generator's picks, as `citegate eval` reports
+    them: citation match rate (any pick overlaps a gold quote), match at 1 (the first pick,
+    which leads the answer, does) and precision (picks overlapping a gold quote / picks). The
+    first rewards answers that contain the evidence, the second the direct answer first, the
+    third keeps answers from padding themselves with more units to reach the first."""
+    return sum(components(items, cfg, max_claims)) / 3
 
 
 def grid(base: GenerationSettings) -> Iterator[GenerationSettings]:
@@ -170,7 +177,12 @@ def main(argv: list[str] | None = None) -> int:
     best = max(grid(before), key=mean_dev)
     lines = []
     for name, cfg in (("before", before), ("chosen", best)):
-        per_set = ", ".join(f"{k} {objective(v, cfg, max_claims):.3f}" for k, v in dev.items())
+        per_set = ", ".join(
+            f"{k} {objective(v, cfg, max_claims):.3f} (match, @1, precision "
+            + "/".join(f"{x:.3f}" for x in components(v, cfg, max_claims))
+            + ")"
+            for k, v in dev.items()
+        )
         held = objective(held_out, cfg, max_claims)
         print(f"{name}: mean dev {mean_dev(cfg):.3f} ({per_set}); held-out ClapNQ {held:.3f}")
         lines.append(f"{name} dev {mean_dev(cfg):.3f}, held-out ClapNQ {held:.3f}")
