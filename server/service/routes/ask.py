@@ -170,8 +170,17 @@ def _answer_in_thread(state: AppState, caller: Caller, question: str) -> _Runnin
 
     task = asyncio.ensure_future(run_in_threadpool(work))
     _RUNNING.add(task)
-    task.add_done_callback(_RUNNING.discard)
+    task.add_done_callback(_settled)
     return _Running(task, events)
+
+
+def _settled(task: asyncio.Task[Answer]) -> None:
+    """Forget a finished answer task. Its error is read here, so that an answer whose client
+    went away mid-stream does not end as asyncio's "Task exception was never retrieved"; a
+    stream still being read reports the error itself (`_failure`)."""
+    _RUNNING.discard(task)
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.info("a streamed answer ended with %s: %s", type(exc).__name__, exc)
 
 
 def claim_pieces(result: Answer) -> list[tuple[int | None, str]]:

@@ -3,7 +3,9 @@ citations, then one chunk per verified claim; errors before the first stage keep
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -14,14 +16,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citegate.commands.serve_cmd import build_ingestor
-from server.core.contracts import Draft, Hit
+from server.core.contracts import Answer, Draft, Hit
 from server.core.errors import ModelUnavailableError, StoreError
 from server.core.ports import Generator
 from server.core.settings import Settings, load_settings
 from server.query.answer import Engine, answer
 from server.query.claims import render
 from server.service.app import create_app
-from server.service.routes.ask import claim_pieces
+from server.service.routes.ask import _settled, claim_pieces
 from tests.engine import offline_engine
 
 KEYS = {"usr": {"role": "user"}}
@@ -289,3 +291,22 @@ def test_claim_pieces_follow_the_rendered_order_and_concatenate_exactly(tmp_path
     assert "".join(p for _, p in claim_pieces(moved)) == result.answer
     idk = result.model_copy(update={"claims": (), "answer": "I don't know."})
     assert claim_pieces(idk) == [(None, "I don't know.")]
+
+
+def test_an_abandoned_answers_error_is_read_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A client that leaves mid-stream leaves nobody to await the answer: its error is read by
+    the done callback (no "Task exception was never retrieved") and logged."""
+
+    async def failing() -> Answer:
+        raise StoreError("the store went away")
+
+    async def leave() -> asyncio.Task[Answer]:
+        task = asyncio.ensure_future(failing())
+        task.add_done_callback(_settled)
+        await asyncio.sleep(0.01)
+        return task
+
+    with caplog.at_level(logging.INFO, logger="citegate.service"):
+        task = asyncio.run(leave())
+    assert task.done() and isinstance(task.exception(), StoreError)
+    assert "a streamed answer ended with StoreError: the store went away" in caplog.text
