@@ -53,6 +53,7 @@ _READING_TARGET = re.compile(
     r"above|here|link)\b",
     re.I,
 )
+_TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
 # A section of a change log: a heading that is a version ("0.95.0", "v2.1.3", with an
@@ -161,7 +162,8 @@ def _unit(
         shown = display(prose)
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
-        rest = text[prose_end:hi].strip() if prose_end is not None else ""
+        rest = text[prose_end:hi] if prose_end is not None else ""
+        rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln)).strip()
         shown = f"{display(prose)}\n{rest}" if rest else display(prose)
         if reference is not None and shown.endswith(":"):  # its content is the reference
             shown = shown[:-1].rstrip() + "."
@@ -226,12 +228,15 @@ def units(
     log = in_change_log(chunk.section_id)
     led: set[int] = set()
     for i, block in enumerate(blocks):
-        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        j = i + 1  # the block a paragraph leads into, past wrapper tags (`<div class="x">`)
+        while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
+            j += 1
+        nxt = blocks[j] if j < len(blocks) else None
         if block.kind == "paragraph":
             made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
             found += made
             if took:
-                led.add(i + 1)
+                led.update(range(i + 1, j + 1))
         elif i in led:
             continue
         elif block.kind == "list":
@@ -245,6 +250,12 @@ def units(
             if not any(u.start - base < hi and lo < u.end - base for lo, hi in fenced)
         ]
     return found  # code, tables, headings and directives count only with a lead-in
+
+
+def _wrapper(text: str, block: markdown.Block) -> bool:
+    """An HTML block that is one bare opening or closing tag (`<div class="termy">`, `</div>`):
+    layout around the code or list a sentence introduces, not content of its own."""
+    return block.kind == "html" and _TAG_LINE.fullmatch(text[block.start : block.end]) is not None
 
 
 def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:

@@ -116,3 +116,28 @@ def test_a_change_log_is_told_by_its_headings() -> None:
     assert not in_change_log("tutorial/step-2/python-3-10-plus")  # no version heading
     assert not in_change_log("terms/2-program-benefits/2-1-your-benefits")  # numbered clauses
     assert not in_change_log("privacy/overview/changes-to-this-privacy-notice")
+
+
+def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
+    text = (
+        "To generate a secret key use the command:\n"  # 0..42
+        "\n"
+        '<div class="termy">\n'
+        "\n"
+        "```console\n$ openssl rand -hex 32\n```\n"
+        "\n"
+        "</div>\n"
+        "\n"
+        "Copy the output to the variable `SECRET_KEY`.\n"
+    )
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    lead, after = units(chunk)
+    code_end = text.index("```\n\n</div>") + 3
+    assert (lead.kind, lead.start, lead.end) == ("lead_in", 0, code_end)
+    assert lead.quote == text[:code_end]  # exact, wrapper tag included
+    assert lead.display == (  # shown without the layout tag
+        "To generate a secret key use the command:\n```console\n$ openssl rand -hex 32\n```"
+    )
+    assert after.quote == "Copy the output to the variable `SECRET_KEY`."
