@@ -172,28 +172,17 @@ def ingest_remote(
 ) -> IngestReport:
     """Upload (file, root) pairs to `POST /v1/ingest` in batches; one summed report.
 
-    The server names an uploaded document by its file name alone, so a second file with the
-    same name in one run is listed as a failure rather than sent to overwrite the first; a
-    file over the request limit is listed too, never sent to be refused with a 413.
+    Each file goes under its path relative to its root, which the server keeps as the
+    document path (`ingest.pipeline.upload_path`), so `doc_id`s are those a local ingest of
+    the same folder gives; a file over the request limit is listed as a failure, never sent
+    to be refused with a 413.
     """
     started = time.perf_counter()
     limit = int(settings.service.max_body_bytes * 0.9)  # room for the multipart framing
     local: list[Failure] = []
     sendable: list[tuple[str, Path]] = []
-    seen: dict[str, str] = {}
     for path, root in found:
         name = path.relative_to(root).as_posix() if path != root else path.name
-        base = path.name
-        if base in seen:
-            local.append(
-                Failure(
-                    path=name,
-                    reason=f"another file in this run, {seen[base]}, has the same name: the "
-                    "server names uploaded documents by file name, so ingest this one in a "
-                    "separate run, or locally with the server stopped",
-                )
-            )
-            continue
         if path.stat().st_size > limit:
             local.append(
                 Failure(
@@ -204,7 +193,6 @@ def ingest_remote(
                 )
             )
             continue
-        seen[base] = name
         sendable.append((name, path))
     reports: list[IngestReport] = []
     if local:
