@@ -43,6 +43,7 @@ from server.core.ports import (
 from server.core.settings import Settings
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals
+from server.query.evidence import without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.injection import DocFlags
@@ -124,6 +125,7 @@ def _retrieve(
     report("rerank")
     t2 = perf_counter()
     scored = rerank(question, allowed, engine.reranker, len(allowed))
+    scored = without_change_logs(question, scored)
     ranked = collapse_duplicates(
         scored,
         settings.retrieval.final_k,

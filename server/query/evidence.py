@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from server.core import markdown
-from server.core.contracts import Chunk
+from server.core.contracts import Chunk, Hit
 from server.core.text import content_words, display
 
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
@@ -303,6 +303,16 @@ def asks_for_pointer(question: str) -> bool:
 def asks_for_version(question: str) -> bool:
     """The question asks about a version or a release: change entries may answer it."""
     return bool(_ASKS_VERSION.search(question))
+
+
+def without_change_logs(question: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The hits that are not in a change log, unless the question asks about a version (or
+    nothing else is left): release notes mention every feature, so they crowd the evidence
+    places of the pages that explain it while none of their entries may answer."""
+    if asks_for_version(question):
+        return list(hits)
+    kept = [h for h in hits if not in_change_log(h.chunk.section_id)]
+    return kept or list(hits)
 
 
 def admissible(unit: Unit, question: str) -> bool:

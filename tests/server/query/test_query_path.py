@@ -17,7 +17,8 @@ from server.core.identity import index_hash
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
-from server.query.answer import answer
+from server.query.answer import _retrieve, answer
+from server.query.evidence import without_change_logs
 from server.query.policy import CorpusPolicy, apply_policy
 from server.query.rerank import (
     absent_names,
@@ -228,3 +229,26 @@ def test_an_answer_cites_the_revisions_of_the_index_it_names(tmp_path: Path) -> 
     assert meta is not None
     assert got.index_hash == index_hash(meta.identity, [("queue.md", "r-new")])
     assert "rev_mismatch" not in {f.code.value for f in got.gate.codes}
+
+
+def test_a_change_log_is_evidence_only_for_questions_about_versions(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "queue.md").write_text(
+        "# Queue\n\nThe queue retries a failed job three times before it gives up.\n",
+        encoding="utf-8",
+    )
+    (corpus / "release-notes.md").write_text(
+        "# Release notes\n\n## 0.95.0\n\n* The queue retries a failed job three times now.\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.0})
+    engine = offline_engine(settings, corpus=corpus)
+    plain = "How many times does the queue retry a failed job?"
+    versioned = "In which version did the queue start to retry a failed job?"
+    got = _retrieve(plain, engine, None)
+    assert {h.chunk.doc_id for h in got.candidates} == {"queue.md", "release-notes.md"}
+    assert [h.chunk.doc_id for h in got.hits] == ["queue.md"]  # the change log gave way
+    assert "release-notes.md" in {h.chunk.doc_id for h in _retrieve(versioned, engine, None).hits}
+    only_log = [h for h in got.candidates if h.chunk.doc_id == "release-notes.md"]
+    assert without_change_logs(plain, only_log) == only_log  # nothing else: kept
