@@ -159,6 +159,13 @@ def _retrieve_consistent(
     return live, got
 
 
+def _of_revisions(hits: Sequence[Hit], live: LiveIndex) -> list[Hit]:
+    """The hits of the revisions `live` names: a regeneration's retrieval that meets a
+    revision switched since the answer began leaves that document out rather than cite it
+    under an index hash it is not part of."""
+    return [h for h in hits if live.revs.get(h.chunk.doc_id) == h.chunk.rev]
+
+
 def _ingested_at(engine: Engine) -> Callable[[str], datetime | None]:
     """When a document was ingested (asked only to break a tie between duplicates)."""
 
@@ -228,7 +235,9 @@ def answer(
         relevance=engine.relevance,
         settings=settings,
         live=live,
-        retrieve_again=lambda expanded: _retrieve(expanded, engine, scope_tags, report).hits,
+        retrieve_again=lambda expanded: _of_revisions(
+            _retrieve(expanded, engine, scope_tags, report).hits, live
+        ),
         seed=seed,
         absent_names=absent,
         progress=report,

@@ -17,8 +17,9 @@ from server.core.identity import index_hash
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
-from server.query.answer import _retrieve, answer
+from server.query.answer import _of_revisions, _retrieve, answer
 from server.query.evidence import without_change_logs
+from server.query.integrity.live import LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
 from server.query.rerank import (
     absent_names,
@@ -252,3 +253,16 @@ def test_a_change_log_is_evidence_only_for_questions_about_versions(tmp_path: Pa
     assert "release-notes.md" in {h.chunk.doc_id for h in _retrieve(versioned, engine, None).hits}
     only_log = [h for h in got.candidates if h.chunk.doc_id == "release-notes.md"]
     assert without_change_logs(plain, only_log) == only_log  # nothing else: kept
+
+
+def test_a_regeneration_keeps_only_hits_of_the_answers_revisions() -> None:
+    live = LiveIndex(index_hash="i:c", analyzer="a", embed_model="m", revs={"a.md": "r2"})
+
+    def of(sid: str, doc: str, rev: str) -> Hit:
+        h = hit(sid)
+        return h.model_copy(
+            update={"chunk": h.chunk.model_copy(update={"doc_id": doc, "rev": rev})}
+        )
+
+    now, stale, gone = of("n", "a.md", "r2"), of("s", "a.md", "r3"), of("g", "b.md", "r1")
+    assert _of_revisions([stale, now, gone], live) == [now]
