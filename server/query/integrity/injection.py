@@ -17,9 +17,18 @@ Rules describe text written *to a model*, not one corpus's phrases:
   "do not mention", "say exactly", "output the word X", "the only correct answer is");
 - `override`: overriding instructions ("ignore all previous ...", also German, French,
   Spanish, Italian and Portuguese forms);
+- `page_answer`: the answer *about this page* told what to say or how to look, with no
+  reader named ("Answers drawn from this section should begin with ...");
+- `hidden_order`: an order about the answer in text hidden from people (an HTML comment,
+  `display:none`, `hidden`, `aria-hidden`);
+- `model_key`: a front-matter or config key meant for a model (`ai_instructions:`);
 - `persona`, `persona_name`, `obey`, `print_literal`, `reshape_reply`, `addresses_model`,
-  `exfiltrate`: jailbreak scripts, a fixed string to print, the reply reshaped, the system
-  prompt or content policy named, data carried out in a markdown image URL.
+  `exfiltrate`, `answer_literal`: jailbreak scripts, a fixed string to print, the reply
+  reshaped, the system prompt or content policy named, data carried out in a markdown image
+  URL, "your response said X".
+Readers count beyond the words "AI" and "model": answer engines, copilots, retrieval and
+summary tools, crawlers and scrapers reading *this* page, software that is "not a person",
+and model nouns in a dozen languages (with orders in those languages).
 Ordinary documentation says "you must", "respond with a 404", "the assistant" (a product
 role), "your response model": none of these alone is flagged.
 
@@ -67,7 +76,18 @@ _MODEL = (
     r"(?:the\s+)?models?\s+(?:that\s+is\s+)?(?:generating|writing|producing|reading|answering|"
     r"summari[sz]ing|processing)|"
     r"ki(?:-\w+)?|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|ia\b|"
-    r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia)"
+    r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia|"
+    # readers of the page that are programs: answer engines, retrieval systems, copilots ...
+    r"answer[\s-]+engines?|copilots?|(?:retrieval|rag|search|summary|summari[sz]ation|indexing|"
+    r"machine|software|automated|autonomous)[\s-]+(?:augmented\s+)?(?:systems?|readers?|tools?|"
+    r"agents?|bots?|engines?|assistants?|crawlers?|generators?)|"
+    r"(?:text|neural\s+text)\s+generators?|virtual\s+assistants?|"
+    # the same in other languages (the reader, not the product)
+    r"assistenti\s+virtuali|assistentes?\s+virtua(?:l|is)|asistentes?\s+virtuales?|"
+    r"modell[oi]\s+(?:di\s+)?linguistic[oi]|modell[oi]\s+di\s+linguaggio|"
+    r"modelos?\s+de\s+linguagem|model(?:e|i|u|ów|y)?\s+j[eę]zykow\w*|taalmodel\w*|"
+    r"spr[aå]kmodell\w*|dil\s+model\w*|языков\w*\s+модел\w*|нейросет\w*|"
+    r"语言模型|大模型|人工智能助手|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델)"
 )
 _MODEL_OR_ASSISTANT = rf"(?:{_MODEL}|assistants?)"
 _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|messages?)"
@@ -85,20 +105,37 @@ _CODE_WORD = r"(?-i:\b[A-Z][A-Z0-9]*[-_][A-Z0-9_-]*[0-9][A-Z0-9_-]*\b|\b[A-Z]{2,
 _LITERAL = r"(?-i:[\"'“‘`]?[A-Z][A-Z0-9]*[-_][A-Z0-9_-]+\b|\b[A-Z]{2,}[0-9]+\b|\"[^\"\n]{1,40}\")"
 
 _VOCATIVE = re.compile(
-    rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*|\"\s*)(?:(?:a\s+)?(?:short\s+)?"
-    rf"(?:note|message|reminder|instructions?|notice|warning|info)\s+)?"
-    rf"(?:to|for)\s+(?:any|all|every|each|the|an?|you,?)?\s*(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
+    rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*|\"\s*)(?:(?:an?\s+)?(?:\w+\s+){{0,2}}?"
+    rf"(?:note|message|reminder|instructions?|notice|warning|info|aside|memo|heads[\s-]up)\s+)?"
+    rf"(?:to|for)\s+(?:any|all|every|each|the|an?|you,?|whichever|whatever|whoever)?\s*"
+    rf"(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
+    rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:to|for|dear|hey)\s+the\s+models?\s*[:,]|"
+    rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:\w+\s+){{0,2}}?(?:à\s+l'attention\s+d(?:es|u|e\s+la)|"
+    rf"nota\s+(?:per|para)|aten[çc][ãa]o|attenzione|atenci[óo]n|uwaga(?:\s+dla)?|hinweis\s+f[üu]r|"
+    rf"achtung|let\s+op|observera|dikkat|внимание|注意)[\s,:]+(?:\w+\s+){{0,3}}?{_MODEL_OR_ASSISTANT}|"
     rf"\b(?:dear|hey|hello|hi|attention|attn|calling|psst)[,:!]?\s+(?:the\s+|an?\s+|dear\s+|"
     rf"all\s+|any\s+)?(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
     rf"\b(?:if|when|whenever|since|because)\s+you(?:'re|\s+are)\s+(?:an?|the|some)\s+(?:\w+\s+)?"
     rf"{_MODEL_OR_ASSISTANT}\b|"
-    rf"(?:^|[:;.!?]\s+|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\s*[:,]\s|"
+    rf"(?:^|[:;.!?]\s+|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+,?\s+){{0,2}}{_MODEL_OR_ASSISTANT}\s*[:,：]\s*|"
+    rf"(?:^|[:;.!?]\s+|<!--\s*)(?-i:[A-Z]+\s+)?(?:BOTS?|CRAWLERS?|SCRAPERS?|AGENTS?|Bots?|"
+    rf"Crawlers?|Scrapers?|Agents?)\s*[:,]\s|"
+    rf"\b(?:(?:this|the)\s+(?:note|message|part|paragraph|line|text)\s+is\s+(?:only\s+)?"
+    rf"(?:for|meant\s+for|addressed\s+to)\s+(?:the\s+)?(?:software|program|code|machine|"
+    rf"tool|system|reader)s?\b)|"
+    rf"\b(?:software|programs?|machines?|tools?|systems?|agents?|bots?|crawlers?|scrapers?)"
+    rf"\s+(?:that\s+|which\s+)?(?:is\s+|are\s+)?(?:reading|parsing|processing|quoting|"
+    rf"citing|summari[sz]ing|answering\s+from|indexing)\s+(?:this|these)\b(?:\s+(?:page|section|"
+    rf"paragraph|document|policy|chunk|text|settings|docs?)\b)?|"
+    rf"\b(?:reader|you)\s+(?:we\s+mean\s+here\s+)?(?:is|are)\s+not\s+(?:a\s+)?(?:person|human)|"
+    rf"\bnot\s+(?:for|meant\s+for)\s+(?:the\s+)?(?:human|person|people)\b|"
     rf"\b(?:as|als|en\s+tant\s+que|como)\s+(?:an?|ein(?:e|en)?|un(?:e|a)?)?\s*(?:\w+\s+)?"
-    rf"{_MODEL}\s*,?\s+(?:you|du|vous|tu)\b|"
+    rf"{_MODEL}\s*,?\s+(?:\w+\s+)?(?:you|du|vous|tu)\b|"
     rf"\b(?:si|wenn)\s+(?:eres|du|vous\s+[eê]tes|tu\s+es)\s+(?:un|una|ein(?:e)?)?\s*{_MODEL}|"
     rf"\b(?:addressed|written|meant|intended|directed)\s+(?:only\s+)?(?:to|for)\s+(?:the\s+|any\s+|"
     rf"all\s+|an?\s+)?(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
-    rf"\bwhoever\s+(?:writes|generates|produces|reads)\s+(?:the|this|an?)\s+{_ANSWER_NOUN}",
+    rf"\b(?:whoever|whatever)\s+(?:writes|generates|produces|reads|answers)\s+(?:the|this|an?|"
+    rf"any|every)?\s*(?:next\s+)?{_ANSWER_NOUN}",
     _I | re.MULTILINE,
 )
 # A model as the one that reads, summarises or answers (the subject of an order).
@@ -109,15 +146,26 @@ _ACTS = re.compile(
     rf"crawling|scraping|ingesting|sees?|seeing|using|handling|lesen|liest|lisant|leyendo)\b",
     _I,
 )
-_MENTIONS_MODEL = re.compile(rf"\b{_MODEL}\b", _I)
+_CJK_MODEL = (
+    r"AI\s*アシスタント|言語モデル|语言模型|大模型|人工智能助手|AI\s*어시스턴트|언어\s*모델"
+)
+_MENTIONS_MODEL = re.compile(
+    rf"\b{_MODEL}\b|(?:{_CJK_MODEL})|\b(?:generated|written|produced|composed)\s+by\s+"
+    rf"(?:an?\s+)?(?:machines?|models?|software|bots?|programs?)\b",
+    _I,
+)
 _ORDERS_ANSWER = re.compile(
     rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}\w*\b|"
-    rf"\b(?:the|your|its|their|any|every|each)\s+(?:\w+\s+)?{_ANSWER_NOUN}\s+{_ORDER}\b|"
-    rf"\b(?:the\s+)?(?:only\s+)?(?:correct|acceptable|right|valid|real|true|proper)\s+"
-    rf"{_ANSWER_NOUN}\s+(?:to\s+\w+(?:\s+\w+){{0,8}}\s+)?(?:is|will\s+be|must\s+be)\b|"
+    rf"\b(?:the|your|its|their|any|every|each)\s+(?:\w+\s+)?{_ANSWER_NOUN}(?:\s+\w+){{0,3}}\s+"
+    rf"{_ORDER}\b|"
+    rf"\b(?:the\s+)?(?:only\s+)?(?:correct|acceptable|right|valid|real|true|proper|expected)\s+"
+    rf"{_ANSWER_NOUN}\s+(?:(?:to|for|about)\s+\w+(?:\s+\w+){{0,8}}\s+)?(?:is|will\s+be|must\s+be|"
+    rf"has\s+(?:already\s+)?been\s+(?:decided|chosen|set|fixed))\b|"
+    rf"\b(?:every|each|any|all)\s+{_ANSWER_NOUN}\s+(?:carries|carry|includes?|contains?|starts?|"
+    rf"begins?|ends?|must|should|will\s+(?:carry|include|contain|start|begin|end))\b|"
     rf"\b(?:the\s+)?answer\s+is\s+(?:always\s+)?(?:the\s+(?:single\s+)?(?:word|phrase|code)\s+)?"
     rf"{_LITERAL}|"
-    rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,4}}?{_LITERAL}",
+    rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,8}}?{_LITERAL}",
     _I,
 )
 _ANSWER_FORM = re.compile(
@@ -155,6 +203,8 @@ _ANSWER_FORM = re.compile(
     _I,
 )
 _OVERRIDE = re.compile(
+    r"\b(?:ignore|disregard)\s+(?:the\s+)?(?:user'?s?|their|the|any|all)\s+(?:actual\s+)?"
+    r"(?:questions?|query|queries|requests?|prompts?)\b|"
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\b" + _TO + r"\b(?:instructions?|"
     r"prompts?|rules|guidelines|directives|everything (?:you|that) (?:learned|were told|"
     r"know))\b|"
@@ -170,8 +220,57 @@ _OVERRIDE = re.compile(
     r"instru[çc][õo]es|regras)\b",
     _I,
 )
+# An answer *about this page* (the reader's reply, not an HTTP response), told what to say
+# or how to look: "Answers drawn from this section should begin with ...", "any reply to a
+# question about this policy must recommend ...". Documentation speaks of its own endpoints'
+# responses, never of what is answered about the page itself.
+_ABOUT_PAGE = (
+    r"(?:based\s+on|drawn\s+from|derived\s+from|generated\s+from|that\s+(?:quotes?|cites?|uses?|"
+    r"summari[sz]es?|draws?\s+on|mentions?)|quoting|citing|summari[sz]ing|about|on|of|(?:to|for)\s+"
+    r"(?:an?\s+|any\s+|every\s+)?(?:questions?|queries|requests?)\s+(?:about|on|regarding))\s+"
+    r"(?:this|the\s+present|the\s+current)\s+(?:page|section|paragraph|document|article|chunk|"
+    r"passage|snippet|policy|note|text|site|topic)"
+)
+_PAGE_ANSWER = re.compile(
+    rf"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|outputs?)\s+{_ABOUT_PAGE}\b"
+    rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
+    rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read)\b|"
+    rf"\b(?:if|when|whenever)\s+(?:this|the)\s+(?:page|section|paragraph|document|policy)\s+is\s+"
+    rf"(?:summari[sz]ed|quoted|cited|used|paraphrased)[^.!?\n]{{0,80}}?\b(?:{_ORDER}|say|state|"
+    rf"answer|reply|respond|output|mention|include|begin|end)\b|"
+    rf"\b(?:the\s+)?answer\s+(?:for|to)\s+(?:this|the)\s+(?:page|section|question|document)\s+is\b",
+    _I,
+)
+# Text hidden from a human reader (an HTML comment, display:none, hidden, aria-hidden) that
+# gives an order about the answer: nobody writes hidden text for the people reading the page.
+_HIDDEN = re.compile(
+    r"<!--|display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|aria-hidden\s*=\s*[\"']?true",
+    _I,
+)
+_HIDDEN_ORDER = re.compile(
+    rf"\b(?:{_ANSWER_VERB}|ignore|disregard)\w*\b[^\n]{{0,120}}\b(?:{_ANSWER_NOUN}|questions?|"
+    rf"users?)\b|\b{_ANSWER_NOUN}\b[^\n]{{0,60}}\b(?:{_ORDER})\b",
+    _I,
+)
+# A front-matter or config key meant for a model: `ai_instructions:`, `llm-prompt:`.
+_MODEL_KEY = re.compile(
+    r"^\s*[\"']?(?:ai|llm|gpt|bot|assistant|model|agent|system)[_\-. ]?(?:instructions?|prompts?|"
+    r"directives?|notes?|rules?|orders?)[\"']?\s*[:=]",
+    _I | re.MULTILINE,
+)
+# Orders about the answer in other languages (with a model named in the same sentence).
+_ORDERS_OTHER = re.compile(
+    r"\b(?:r[ée]pon(?:ds|dez|dre|se)|commence[zr]?|terminez|incluez|[ée]crive[zr]|scrivi|"
+    r"rispondi|risposta|rispondere|includi|responde[rd]?|respuesta|responda|resposta|inclua|"
+    r"escreva|comece|odpowiedz\w*|odpowied[źz]\w*|napisz|antwort\w*|schreib\w*|beginne|"
+    r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай)\b|"
+    r"回答|答え|返答|回复|回答してください|답변|대답",
+    _I,
+)
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("override", _OVERRIDE),
+    ("page_answer", _PAGE_ANSWER),
+    ("model_key", _MODEL_KEY),
     (
         "persona",
         re.compile(
@@ -224,6 +323,16 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("exfiltrate", re.compile(r"!\[[^\]\n]*\]\((?:https?://)?[^)\s]*[?&<][^)]*\)")),
     ("answer_form", _ANSWER_FORM),
+    (
+        "answer_literal",
+        re.compile(
+            rf"\byour\s+{_ANSWER_NOUN}\s+(?:\w+\s+){{0,2}}?(?:said|says|read|reads|was|were|"
+            rf"contained|began|ended|consisted\s+of)\s+(?:\w+\s+){{0,3}}?{_LITERAL}|"
+            rf"\b(?:consist\w*\s+of|be)\s+(?:only\s+)?(?:the\s+)?(?:text|word|string|phrase|code)"
+            rf"\s+\S+\s+(?:alone|only)\b",
+            _I,
+        ),
+    ),
 )
 
 # Weak signs: never enough alone, they join a flagged neighbour (see the module docstring).
@@ -261,10 +370,13 @@ def addressed(segment: str) -> bool:
     ordered = spoken_to and bool(
         _ORDERS_ANSWER.search(segment)
         or _ANSWER_FORM.search(segment)
+        or _ORDERS_OTHER.search(segment)
         or re.search(rf"\b{_ORDER}\b|\b(?:ignore|do not|don'?t|never)\b", segment, _I)
     )
     named = bool(_MENTIONS_MODEL.search(segment)) and bool(
-        _ORDERS_ANSWER.search(segment) or _ANSWER_FORM.search(segment)
+        _ORDERS_ANSWER.search(segment)
+        or _ANSWER_FORM.search(segment)
+        or (_ORDERS_OTHER.search(segment) and not segment.isascii())
     )
     return ordered or acting or named
 
@@ -273,10 +385,27 @@ def rule_of(segment: str) -> str | None:
     """The rule a single segment breaks, or None."""
     if addressed(segment):
         return "addressed"
+    if _HIDDEN.search(segment) and _HIDDEN_ORDER.search(segment):
+        return "hidden_order"
     for name, pattern in PATTERNS:
-        if pattern.search(segment):
+        if name == "answer_form":
+            if any(
+                not _SOFTWARE_SUBJECT.search(segment, 0, m.start())
+                for m in pattern.finditer(segment)
+            ):
+                return name
+        elif pattern.search(segment):
             return name
     return None
+
+
+# "the server will then respond with exactly ...": software answering a request, not a reader
+# told how to answer.
+_SOFTWARE_SUBJECT = re.compile(
+    r"\b(?:server|api|endpoint|app|application|route|handler|function|service|backend|client|"
+    r"browser|middleware|it)\s+(?:(?:will|would|should|must|then|can|may|always|only)\s+){0,3}$",
+    _I,
+)
 
 
 def weak_signs(segment: str) -> set[str]:
@@ -375,12 +504,14 @@ def _pairs(
     segs: Sequence[tuple[int, int, int]], rules: list[str | None], signs: Sequence[set[str]]
 ) -> None:
     """An attack split over two sentences: a model named in one, an order about the answer
-    (or a code word to print) in the next."""
+    (or a code word to print) in the next; or an order about the answer in one and the code
+    word to print in the next ("The right response has been decided. It is ZEBRA-42.")."""
     for i in range(len(segs) - 1):
         if segs[i][2] != segs[i + 1][2] or rules[i] or rules[i + 1]:
             continue
         both = signs[i] | signs[i + 1]
-        if "names_model" in both and ({"orders_answer", "literal"} & both):
+        ordered = {"orders_answer", "literal"} & both
+        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"}:
             rules[i] = rules[i + 1] = "split"
 
 
