@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.resources
 import importlib.util
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,11 +64,19 @@ def _token_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
 
 
 class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, normalised."""
+    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, normalised.
+
+    One lock serialises every use of the model and its tokenizer: a fast tokenizer keeps its
+    padding and truncation settings in shared state, so a `count_tokens` in one request thread
+    while a batch is encoded in another left the batch unpadded ("Unable to create tensor",
+    3 HTTP 500s in 3,858 answers of the 10-minute load run). The model uses both cores per
+    call, so serialising costs little throughput here.
+    """
 
     def __init__(self, path: Path, models: ModelSettings) -> None:
         from sentence_transformers import SentenceTransformer  # slow import: only when used
 
+        self._lock = threading.Lock()
         self._model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         self._tokenizer: Any = self._model.tokenizer
         self._model_id = models.embed_model_id
@@ -88,16 +97,22 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Word-pieces the model would see, special tokens included, before truncation."""
-        return _count_tokens(self._tokenizer, text)
+        with self._lock:
+            return _count_tokens(self._tokenizer, text)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the word-pieces `count_tokens` counts, special tokens left out."""
-        return _token_spans(self._tokenizer, text)
+        with self._lock:
+            return _token_spans(self._tokenizer, text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = self._model.encode(
-            list(texts), batch_size=self._batch, normalize_embeddings=True, convert_to_numpy=True
-        )
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self._batch,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+            )
         return [list(map(float, v)) for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:
@@ -105,12 +120,14 @@ class SentenceTransformerEmbedder:
 
 
 class FlagEmbedder:
-    """FlagEmbedding `FlagModel` (BGE family) from a local folder; normalised vectors."""
+    """FlagEmbedding `FlagModel` (BGE family) from a local folder; normalised vectors. One
+    lock serialises model and tokenizer use, as in `SentenceTransformerEmbedder`."""
 
     def __init__(self, path: Path, models: ModelSettings) -> None:
         from FlagEmbedding import FlagModel  # slow import: only when used
         from transformers import AutoConfig, AutoTokenizer
 
+        self._lock = threading.Lock()
         self._model: Any = FlagModel(
             str(path),
             pooling_method=models.embed_pooling,
@@ -139,17 +156,21 @@ class FlagEmbedder:
         return self._max
 
     def count_tokens(self, text: str) -> int:
-        return _count_tokens(self._tokenizer, text)
+        with self._lock:
+            return _count_tokens(self._tokenizer, text)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return _token_spans(self._tokenizer, text)
+        with self._lock:
+            return _token_spans(self._tokenizer, text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = self._model.encode_corpus(list(texts), convert_to_numpy=True)
+        with self._lock:
+            vectors = self._model.encode_corpus(list(texts), convert_to_numpy=True)
         return [list(map(float, v)) for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:
-        vectors = self._model.encode_queries([text], convert_to_numpy=True)
+        with self._lock:
+            vectors = self._model.encode_queries([text], convert_to_numpy=True)
         return [float(x) for x in vectors[0]]
 
 

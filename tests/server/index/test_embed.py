@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 import pytest
 
 from server.core.errors import ModelUnavailableError
 from server.core.settings import load_settings
-from server.index.embed import FlagEmbedder, load_embedder, resolve_weights
+from server.index.embed import (
+    FlagEmbedder,
+    SentenceTransformerEmbedder,
+    load_embedder,
+    resolve_weights,
+)
 from tests.tiny_models import build_tiny_bert
 
 
@@ -63,3 +69,34 @@ def test_minilm_ranks_the_related_passage_first() -> None:
         ["Use CORSMiddleware to allow requests from other origins.", "Bake the bread for an hour."]
     )
     assert _cos(q, related) > _cos(q, unrelated) + 0.1
+
+
+def test_concurrent_token_counts_and_batches_never_break_each_other(tmp_path: Path) -> None:
+    """A fast tokenizer keeps padding settings in shared state: threads counting tokens while
+    another encodes a batch of unequal texts used to leave the batch unpadded (HTTP 500s
+    under load). The embedder serialises them."""
+    folder = build_tiny_bert(tmp_path / "st-tiny")
+    models = load_settings().models.model_copy(
+        update={"embed_backend": "sentence-transformers", "embed_path": str(folder)}
+    )
+    embedder = load_embedder(models)
+    assert isinstance(embedder, SentenceTransformerEmbedder)
+    texts = ["cors", "cors middleware policy " * 6, "rotate the key token " * 3]
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for _ in range(80):
+                if n % 2:
+                    embedder.count_tokens("rotate the key " * 20)
+                else:
+                    assert len(embedder.embed_documents(texts)) == 3
+        except BaseException as exc:  # collected: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
