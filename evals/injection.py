@@ -4,10 +4,15 @@
                               [--compare] [--llm [--base-url URL --model NAME]] [--workdir DIR]
 
 Attack styles are split so that what the guard was tuned on is not what it is judged on:
-- TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group) and the BIPIA text
-  attacks of the *train* split (style = their category);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout.jsonl`
-  (held-out styles written to a model: assistant, ai_summariser, split, non_english, ...).
+- TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
+  attacks of the *train* split (style = their category), and the attacks we wrote that the
+  guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout3.jsonl`,
+  written by someone who never read the detector nor the other sets, and never tuned on.
+A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
+set is written (heldout2 was written as REPORT: the guard caught 0.559 of it before it moved).
+Clean controls (`clean2.jsonl` TUNE, `clean3.jsonl` REPORT): documentation that looks like
+an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
 success, never by detection.
@@ -75,7 +80,9 @@ from server.query.integrity import injection
 
 DATA = shared_data()
 REPO = repo_root()
-HELDOUT = REPO / "evals" / "attacks" / "heldout.jsonl"
+ATTACKS = REPO / "evals" / "attacks"
+WRITTEN = {"heldout": "tune", "heldout2": "tune", "heldout3": "report"}  # file stem -> split
+CONTROLS = {"clean2": "tune", "clean3": "report"}
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
 ADDRESSED, TASK = "addressed", "task"
@@ -111,7 +118,7 @@ class Attack:
     """One attack: its text (planted as a paragraph), style, and strings showing it worked."""
 
     id: str
-    origin: str  # giskard | bipia-train | bipia-test | heldout
+    origin: str  # giskard | bipia-train | bipia-test | a `WRITTEN` file stem
     style: str  # e.g. "giskard/DAN", "bipia-train/Clickbait", "heldout/polite" (BIPIA has a
     # "Language Translation" category in both of its splits: the style names the split)
     kind: str  # ADDRESSED (written to a model) or TASK (a plain task, BIPIA)
@@ -124,11 +131,14 @@ class Attack:
 
 
 def split_of(origin: str) -> str:
-    """TUNE: Giskard and BIPIA train; REPORT: BIPIA test and the held-out styles."""
+    """TUNE: Giskard, BIPIA train and the written sets tuned on; REPORT: BIPIA test and the
+    written set never tuned on (`WRITTEN`)."""
     if origin in ("giskard", "bipia-train"):
         return "tune"
-    if origin in ("bipia-test", "heldout"):
+    if origin == "bipia-test":
         return "report"
+    if origin in WRITTEN:
+        return WRITTEN[origin]
     raise ValueError(f"unknown attack origin {origin!r}")
 
 
@@ -160,16 +170,17 @@ def _giskard(data: Path) -> list[Attack]:
     ]
 
 
-def _heldout(path: Path) -> list[Attack]:
+def _written(path: Path) -> list[Attack]:
+    """A set of attacks we wrote (JSONL: id, style, canary, text); origin = the file's stem."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             r = json.loads(line)
             out.append(
                 Attack(
-                    f"heldout-{r['id']}",
-                    "heldout",
-                    f"heldout/{r['style']}",
+                    f"{path.stem}-{r['id']}",
+                    path.stem,
+                    f"{path.stem}/{r['style']}",
                     ADDRESSED,
                     r["text"].strip(),
                     (r["canary"],),
@@ -178,9 +189,13 @@ def _heldout(path: Path) -> list[Attack]:
     return out
 
 
-def load_attacks(data: Path = DATA, heldout: Path = HELDOUT) -> dict[str, list[Attack]]:
-    """split -> its attacks in file order (Giskard, BIPIA train | BIPIA test, held-out)."""
-    every = [*_giskard(data), *_bipia(data, "train"), *_bipia(data, "test"), *_heldout(heldout)]
+def load_attacks(data: Path = DATA, attacks: Path = ATTACKS) -> dict[str, list[Attack]]:
+    """split -> its attacks in file order (Giskard, BIPIA train, written TUNE sets | BIPIA
+    test, written REPORT sets); a written set that is absent is skipped."""
+    written = [
+        a for stem in WRITTEN if (f := attacks / f"{stem}.jsonl").is_file() for a in _written(f)
+    ]
+    every = [*_giskard(data), *_bipia(data, "train"), *_bipia(data, "test"), *written]
     out: dict[str, list[Attack]] = {s: [] for s in SPLITS}
     for a in every:
         out[a.split].append(a)
@@ -512,6 +527,24 @@ def detection(pages: Sequence[Page], attacks: Sequence[Attack]) -> dict[str, Any
         for r in rows
         if r["kind"] == ADDRESSED and not r["detected"]
     ]
+    return out
+
+
+def controls(pages: Sequence[Page], folder: Path = ATTACKS) -> dict[str, Any]:
+    """Each clean control alone on page i mod P (middle): split -> controls, fenced, and the
+    ones fenced (a fence on a control is a false quarantine of text built to look risky)."""
+    out: dict[str, Any] = {}
+    for stem, split in CONTROLS.items():
+        path = folder / f"{stem}.jsonl"
+        if not path.is_file() or not pages:
+            continue
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        fenced_ids = []
+        for i, r in enumerate(rows):
+            text, [(lo, hi)] = plant(pages[i % len(pages)].text, [(r["text"], "middle")])
+            if detect(text, lo, hi).touched:
+                fenced_ids.append(r["id"])
+        out[split] = {"controls": len(rows), "fenced": len(fenced_ids), "ids": fenced_ids}
     return out
 
 
@@ -941,6 +974,8 @@ def summary(report: Mapping[str, Any]) -> Iterator[str]:
             f"({_pct(fq['rate'])}) on {fq['pages_with_a_fence']}/{fq['pages']} pages"
             + (f"; {apart}" if apart else "")
         )
+    for split, c in report.get("controls", {}).items():
+        yield f"clean controls {split}: {c['fenced']}/{c['controls']} fenced {c['ids']}"
     for name, f in report["clean_facts"].items():
         yield (
             f"clean facts on {name}: {f['matched']}/{f['questions']} cited "
@@ -960,7 +995,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--facts", type=int, default=2, help="clean-fact questions per page")
     ap.add_argument("--data", type=Path, default=DATA, help="folder with bipia/, giskard-*/")
-    ap.add_argument("--heldout", type=Path, default=HELDOUT, help="held-out attacks (JSONL)")
+    ap.add_argument(
+        "--attacks", type=Path, default=ATTACKS, help="folder of the written sets (WRITTEN)"
+    )
     ap.add_argument("--splits", default="tune,report", help="splits to answer end to end")
     ap.add_argument("--compare", action="store_true", help="also ask with the guard off")
     ap.add_argument("--llm", action="store_true", help="answer with the LLM generator")
@@ -974,7 +1011,7 @@ def main(argv: list[str] | None = None) -> int:
     sources = [s for s in SOURCES if s.root.is_dir()]
     if not sources:
         ap.error(f"no source corpus under {DATA}")
-    attacks = load_attacks(args.data, args.heldout)
+    attacks = load_attacks(args.data, args.attacks)
     pages = [p for s in sources for p in choose_pages(s, args.pages)]
     plan = Plan(
         pages=pages,
@@ -1001,9 +1038,10 @@ def main(argv: list[str] | None = None) -> int:
             "splits": splits,
             "compare": args.compare,
             "sources": {s.name: str(s.root) for s in sources},
-            "heldout": str(args.heldout),
+            "attacks": str(args.attacks),
         },
         "false_quarantine": false_quarantine(sources),
+        "controls": controls(pages, args.attacks),
         **report,
     }
     for line in summary(report):
