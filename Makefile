@@ -61,8 +61,9 @@ eval: setup
 	$(BIN)/python -m evals.convert scifact --out runs/scifact-claims --split dev --limit 150
 	$(BIN)/citegate eval runs/scifact-claims/gold.jsonl --corpus runs/scifact-claims/corpus --out runs/scifact-claims.json
 	$(BIN)/python -m evals.checker_accuracy --out runs/checker_accuracy.json
-	$(BIN)/python -m evals.injection --out runs/injection.json --compare
 	$(BIN)/python bench/peer.py --out runs/peer.json
+	# last: it exits 1 when any planted attack succeeds, after every other report is written
+	$(BIN)/python -m evals.injection --out runs/injection.json --compare
 
 # SmolLM2-135M through the LLM generator: how much of what it invents the gate catches.
 eval-llm: setup
