@@ -15,7 +15,7 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from time import perf_counter
 from typing import Literal
@@ -149,14 +149,17 @@ def _retrieve_consistent(
     """Hits and the live index they were found in. The store keeps only live revisions at
     search time; a revision switched by a concurrent ingest between the search and the read
     of the live index would be checked against the wrong one (`rev_mismatch`), so retrieval
-    is repeated until both agree, at most `_CONSISTENT_TRIES` times (the gate flags the rest).
+    is repeated until both agree, at most `_CONSISTENT_TRIES` times; after that the hits of
+    documents that switched are left out.
     """
     for _ in range(_CONSISTENT_TRIES):
         got = _retrieve(question, engine, scope_tags, report)
         live = _live(engine)
         if all(live.revs.get(h.chunk.doc_id) == h.chunk.rev for h in got.hits):
-            break
-    return live, got
+            return live, got
+    # Still switching under every try (a document re-ingested every second): its hits go,
+    # the other documents' stay, and nothing is cited under an index hash it is not part of.
+    return live, replace(got, hits=_of_revisions(got.hits, live))
 
 
 def _of_revisions(hits: Sequence[Hit], live: LiveIndex) -> list[Hit]:

@@ -266,3 +266,40 @@ def test_a_regeneration_keeps_only_hits_of_the_answers_revisions() -> None:
 
     now, stale, gone = of("n", "a.md", "r2"), of("s", "a.md", "r3"), of("g", "b.md", "r1")
     assert _of_revisions([stale, now, gone], live) == [now]
+
+
+def test_a_document_switching_under_every_retrieval_is_left_out(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    page = "# Retries\n\nThe queue retries a failed job three times before it gives up.\n"
+    (corpus / "queue.md").write_text(page, encoding="utf-8")
+    (corpus / "worker.md").write_text(
+        "# Worker\n\nThe worker logs every job it starts.\n", encoding="utf-8"
+    )
+    settings = load_settings(data_dir=tmp_path / "data", retrieval={"min_rerank_score": 0.05})
+    engine = offline_engine(settings, corpus=corpus)
+    flips = iter(range(1000))
+
+    def switch() -> None:  # a new revision of queue.md after every search
+        n = next(flips)
+        ingest_uploads(
+            [("queue.md", f"{page}\nRevision {n}.\n".encode())],
+            settings=engine.settings,
+            embedder=engine.embedder,
+            sparse=engine.sparse,
+            store=engine.store,
+        )
+
+    class Always(_SwitchAfterSearch):
+        def search(self, request: Any) -> list[Hit]:
+            found: list[Hit] = self._inner.search(request)
+            self.searches += 1
+            self._switch()
+            return found
+
+    store = Always(engine.store, switch)
+    question = "How many times does the queue retry a failed job before it gives up?"
+    got = answer(question, replace(engine, store=store))
+    assert store.searches >= 3
+    assert "queue.md" not in {c.doc_id for c in got.citations}
+    assert "rev_mismatch" not in {f.code.value for f in got.gate.codes}
