@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import ipaddress
+import sys
 from collections.abc import Callable
 from typing import Annotated
 
@@ -77,6 +79,21 @@ def build_app(
     return create_app(settings, build_engine=builder, build_ingestor=build_ingestor)
 
 
+M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+
+
+def cap_malloc_arenas(arenas: int) -> bool:
+    """Cap glibc's malloc arenas (`service.malloc_arenas`; 0 leaves the default) before the
+    server's threads start; True when it took effect. Elsewhere than glibc: nothing."""
+    if arenas <= 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):  # musl or no libc.so.6: glibc's tunable does not exist
+        return False
+
+
 def serve(
     host: Annotated[
         str | None, typer.Option(help="bind address (default: service.host, loopback)")
@@ -99,6 +116,7 @@ def serve(
     except ConfigError as exc:
         fail(exc, as_json=False)
     port = port or settings.service.port
+    cap_malloc_arenas(settings.service.malloc_arenas)
     app = build_app(settings, url=client_url(host, port))
     try:
         uvicorn.run(app, host=host, port=port, log_level="info")

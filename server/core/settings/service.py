@@ -28,3 +28,9 @@ class ServiceSettings(BaseModel):
         gt=0, description="seconds /readyz waits for the LLM endpoint's GET /models"
     )
     llm_probe_cache_s: float = Field(ge=0, description="seconds a readiness probe is reused")
+    worker_threads: int = Field(
+        gt=0, description="threads that run answers and ingests (requests beyond wait their turn)"
+    )
+    malloc_arenas: int = Field(
+        ge=0, description="glibc malloc arenas for `citegate serve` (0: glibc's default)"
+    )

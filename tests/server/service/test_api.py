@@ -318,3 +318,17 @@ def test_the_question_limit_is_the_settings_one(client: TestClient) -> None:
     limit = load_settings().service.max_question_chars
     r = client.post("/v1/ask", json={"question": "x" * (limit + 1)}, headers=auth("usr"))
     assert r.status_code == 422 and "service.max_question_chars" in r.json()["message"]
+
+
+def test_the_app_runs_at_most_service_worker_threads_at_once(tmp_path: Path) -> None:
+    import anyio.to_thread
+
+    settings = load_settings(data_dir=tmp_path, service={"worker_threads": 3})
+    app = create_app(settings, build_engine=offline_engine, build_ingestor=build_ingestor)
+    with TestClient(app) as client:
+        assert client.portal is not None
+
+        def tokens() -> float:
+            return anyio.to_thread.current_default_thread_limiter().total_tokens
+
+        assert client.portal.call(tokens) == 3
