@@ -28,8 +28,7 @@ from evals.prose import Case, Scripted, build_cases, clapnq_items, hits_of, live
 from server.core.paths import shared_data
 from server.core.settings import load_settings
 from server.query.answer import generate_verified
-from server.query.engine import build_embedder
-from server.query.integrity.relevance import EmbeddingRelevance
+from server.query.engine import build_embedder, relevance_for
 from server.query.integrity.support import build_support_scorer
 
 BUDGET_MS = 50.0  # issue #20: p50 check cost per claim on the 2-core machine
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings()
     embedder = build_embedder(settings)
     scorer = build_support_scorer(settings, embedder)
-    relevance = EmbeddingRelevance(embedder)
+    relevance = relevance_for(embedder, scorer)  # as the engine wires it
     cases: list[Case] = []
     for items in (
         clapnq_items(args.data / "clapnq/clapnq_dev_answerable.jsonl"),

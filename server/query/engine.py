@@ -9,7 +9,7 @@ from pathlib import Path
 
 from server.core.contracts import Answer, IndexIdentity
 from server.core.identity import chunker_id
-from server.core.ports import ChunkStore, Embedder, SparseEncoder
+from server.core.ports import ChunkStore, Embedder, SparseEncoder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.index.embed import load_embedder
 from server.index.sparse import Bm25Encoder
@@ -20,7 +20,7 @@ from server.query.decide import load_refusal_model
 from server.query.generate import build_generator
 from server.query.integrity.injection import DocumentFences
 from server.query.integrity.relevance import EmbeddingRelevance
-from server.query.integrity.support import build_support_scorer
+from server.query.integrity.support import FeatureSupportScorer, build_support_scorer
 from server.query.policy import load_policy
 from server.query.rerank import build_reranker
 
@@ -64,19 +64,27 @@ def assemble(
 ) -> Engine:
     """The engine around an embedder and a store: reranker, support scorer, generator and
     policy as the settings name them (tests hand in fakes for the first three)."""
+    support = build_support_scorer(settings, embedder)
     return Engine(
         settings=settings,
         embedder=embedder,
         sparse=sparse,
         store=store,
         reranker=build_reranker(settings.models, embedder, store),
-        support=build_support_scorer(settings, embedder),
-        relevance=EmbeddingRelevance(embedder),
+        support=support,
+        relevance=relevance_for(embedder, support),
         generator=build_generator(settings, embedder=embedder),
         policy=load_policy(settings.corpus_policy_file),
         refusal=load_refusal_model(_config_path(settings.retrieval.refusal_model_file)),
         fences=DocumentFences(store.get_doc),
     )
+
+
+def relevance_for(embedder: Embedder, support: SupportScorer) -> EmbeddingRelevance:
+    """Relevance on the engine's embedder, sharing the feature scorer's vector cache (the
+    claims it scores are the claims the checks embed) when that is the scorer in use."""
+    shared = support.vectors if isinstance(support, FeatureSupportScorer) else None
+    return EmbeddingRelevance(embedder, shared)
 
 
 def _config_path(name: str) -> Path:

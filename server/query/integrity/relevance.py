@@ -8,19 +8,28 @@ claim is dropped the answer is "I don't know".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from server.core.contracts import CheckCode, Claim, CodeFinding, Repair, RepairAction
 from server.core.ports import Embedder
 from server.core.settings.integrity import IntegritySettings
 from server.query.retrieve import cosine
 
+Vectors = Callable[[Sequence[str]], list[list[float]]]
+
 
 class EmbeddingRelevance:
-    """cos(question, text) with the engine's dense embedder (one batch per answer)."""
+    """cos(question, text) with the engine's dense embedder (one batch per answer).
 
-    def __init__(self, embedder: Embedder) -> None:
+    `vectors`, when given, supplies the texts' vectors instead of `embed_documents`: the
+    engine hands in the support scorer's cached ones (`FeatureSupportScorer.vectors`, the same
+    embedder), so a claim is embedded once per answer for relevance, the checks and the
+    refusal decision together, not three times.
+    """
+
+    def __init__(self, embedder: Embedder, vectors: Vectors | None = None) -> None:
         self._embedder = embedder
+        self._vectors = vectors or embedder.embed_documents
 
     @property
     def name(self) -> str:
@@ -30,7 +39,7 @@ class EmbeddingRelevance:
         if not texts:
             return []
         q = self._embedder.embed_query(question)
-        return [cosine(q, v) for v in self._embedder.embed_documents(list(texts))]
+        return [cosine(q, v) for v in self._vectors(list(texts))]
 
 
 def floor_of(scores: Sequence[float], cfg: IntegritySettings) -> float:

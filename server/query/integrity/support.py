@@ -139,6 +139,11 @@ class FeatureSupportScorer:
         for text, vec in zip(missing, self._embedder.embed_documents(missing), strict=True):
             self._cache[text] = vec
 
+    def vectors(self, texts: Sequence[str]) -> list[list[float]]:
+        """The texts' embeddings from this scorer's cache (missing ones in one batch)."""
+        self.warm(texts)
+        return [self._vec(t) for t in texts]
+
     def support(self, claim: str, evidence: str) -> float:
         f = features(claim, evidence, self._vec(claim), self._vec(evidence))
         z = self._model.intercept + sum(self._model.weights[k] * f[k] for k in FEATURES)

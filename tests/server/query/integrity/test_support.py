@@ -212,3 +212,18 @@ def test_warm_embeds_an_answers_texts_in_one_batch_and_scores_the_same(
     assert [scorer.support(CLAIM, SUPPORTS), scorer.support(CLAIM, CONTRADICTS)] == expected
     warm(scorer, [CLAIM])
     assert embedder.calls == [3]  # nothing new to embed
+
+
+def test_relevance_and_support_embed_an_answers_claims_once(settings: Settings) -> None:
+    from server.query.engine import relevance_for
+    from server.query.integrity.relevance import EmbeddingRelevance
+
+    embedder = _Counting()
+    scorer = build_support_scorer(settings, embedder)
+    relevance = relevance_for(embedder, scorer)
+    plain = EmbeddingRelevance(HashEmbedder())  # its own embed_documents, no shared cache
+    scores = relevance.relevance("How are keys rotated?", [CLAIM, SUPPORTS])
+    assert scores == plain.relevance("How are keys rotated?", [CLAIM, SUPPORTS])
+    assert embedder.calls == [2]  # the two texts, in one batch (the question is a query)
+    warm(scorer, [CLAIM, SUPPORTS, CONTRADICTS])
+    assert embedder.calls == [2, 1]  # only the text relevance did not see
