@@ -17,7 +17,7 @@ from server.core.identity import index_hash
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
-from server.query.answer import _of_revisions, _retrieve, answer
+from server.query.answer import Engine, _of_revisions, _retrieve, answer
 from server.query.evidence import without_change_logs
 from server.query.integrity.live import LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -183,17 +183,28 @@ def test_analyzer_parity_fails_fast() -> None:
         check_parity(store, emb, other)
 
 
-class _SwitchAfterSearch:
-    """A store whose first search is followed by a concurrent ingest switching a revision
-    (what a reader racing `citegate ingest` meets)."""
+def _reupload(engine: Engine, name: str, text: str, rev: str | None = None) -> None:
+    ingest_uploads(
+        [(name, text.encode())],
+        settings=engine.settings,
+        embedder=engine.embedder,
+        sparse=engine.sparse,
+        store=engine.store,
+        rev=rev,
+    )
 
-    def __init__(self, inner: Any, switch: Callable[[], None]) -> None:
-        self._inner, self._switch, self.searches = inner, switch, 0
+
+class _SwitchAfterSearch:
+    """A store whose first search (or, with `every`, each search) is followed by a concurrent
+    ingest switching a revision (what a reader racing `citegate ingest` meets)."""
+
+    def __init__(self, inner: Any, switch: Callable[[], None], every: bool = False) -> None:
+        self._inner, self._switch, self._every, self.searches = inner, switch, every, 0
 
     def search(self, request: Any) -> list[Hit]:
         found: list[Hit] = self._inner.search(request)
         self.searches += 1
-        if self.searches == 1:
+        if self._every or self.searches == 1:
             self._switch()
         return found
 
@@ -212,14 +223,7 @@ def test_an_answer_cites_the_revisions_of_the_index_it_names(tmp_path: Path) -> 
     assert before is not None
 
     def switch() -> None:
-        ingest_uploads(
-            [("queue.md", f"{page}\nEach retry waits ten seconds.\n".encode())],
-            settings=engine.settings,
-            embedder=engine.embedder,
-            sparse=engine.sparse,
-            store=engine.store,
-            rev="r-new",
-        )
+        _reupload(engine, "queue.md", f"{page}\nEach retry waits ten seconds.\n", "r-new")
 
     store = _SwitchAfterSearch(engine.store, switch)
     got = answer("How many times does the queue retry a failed job?", replace(engine, store=store))
@@ -281,23 +285,9 @@ def test_a_document_switching_under_every_retrieval_is_left_out(tmp_path: Path) 
     flips = iter(range(1000))
 
     def switch() -> None:  # a new revision of queue.md after every search
-        n = next(flips)
-        ingest_uploads(
-            [("queue.md", f"{page}\nRevision {n}.\n".encode())],
-            settings=engine.settings,
-            embedder=engine.embedder,
-            sparse=engine.sparse,
-            store=engine.store,
-        )
+        _reupload(engine, "queue.md", f"{page}\nRevision {next(flips)}.\n")
 
-    class Always(_SwitchAfterSearch):
-        def search(self, request: Any) -> list[Hit]:
-            found: list[Hit] = self._inner.search(request)
-            self.searches += 1
-            self._switch()
-            return found
-
-    store = Always(engine.store, switch)
+    store = _SwitchAfterSearch(engine.store, switch, every=True)
     question = "How many times does the queue retry a failed job before it gives up?"
     got = answer(question, replace(engine, store=store))
     assert store.searches >= 3

@@ -182,21 +182,25 @@ def test_an_invented_quote_is_caught_by_the_checker() -> None:
     assert "30 days" not in out.answer
 
 
+def _smollm2(url: str, client: openai.OpenAI) -> LLMGenerator:
+    """The generator over SmolLM2-135M at `url`, the extractive one standing by."""
+    return LLMGenerator(
+        client,
+        "smollm2",
+        fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
+        max_claims=3,
+        base_url=url,
+        offered=5,
+        max_tokens=400,
+    )
+
+
 @pytest.mark.llm
 def test_real_smollm2_output_is_structured_and_policed() -> None:
     from server.query.generate.local_llm import local_llm
 
     with local_llm() as url:
-        client = openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=300)
-        gen = LLMGenerator(
-            client,
-            "smollm2",
-            fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
-            max_claims=3,
-            base_url=url,
-            offered=5,
-            max_tokens=400,
-        )
+        gen = _smollm2(url, openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=300))
         draft = gen.generate("How often is the signing key rotated?", HITS)
         assert all(s.snippet_id in {"keys-a", "keys-b"} for c in draft.claims for s in c.citations)
         out = compose(
@@ -240,15 +244,7 @@ def test_real_smollm2_never_sees_a_fenced_instruction() -> None:
             timeout=300,
             http_client=openai.DefaultHttpxClient(event_hooks={"request": [record]}),
         )
-        gen = LLMGenerator(
-            client,
-            "smollm2",
-            fallback=ExtractiveGenerator(HashEmbedder(), load_settings().generation, max_claims=3),
-            max_claims=3,
-            base_url=url,
-            offered=5,
-            max_tokens=300,
-        )
+        gen = _smollm2(url, client)
         out = compose(
             "What does the gate do with fabricated citations?",
             [HIT_A, poisoned],
