@@ -26,6 +26,7 @@ from server.core.contracts import (
     CodeFinding,
     Decision,
     Hit,
+    IndexMeta,
     Repair,
     RepairAction,
     Timings,
@@ -186,10 +187,15 @@ def _settings_for(settings: Settings, mode: GateMode | None) -> Settings:
     return settings.model_copy(update={"integrity": integrity})
 
 
-def _live(engine: Engine) -> LiveIndex:
+def _meta(engine: Engine) -> IndexMeta:
     meta = engine.store.meta()
     if meta is None:
         raise EmptyIndexError("the index is empty: run `citegate ingest PATH...` first")
+    return meta
+
+
+def _live(engine: Engine) -> LiveIndex:
+    meta = _meta(engine)
     return LiveIndex.from_store(meta, engine.store.live_revs())  # revs only, no document texts
 
 
@@ -225,7 +231,7 @@ def answer(
     started = perf_counter()
     text = clean_question(question, engine.settings.service.max_question_chars)
     settings = _settings_for(engine.settings, mode)
-    _live(engine)  # EmptyIndexError before any stage starts
+    _meta(engine)  # EmptyIndexError before any stage starts
     live, got = _retrieve_consistent(text, engine, scope_tags, report)
     absent = absent_names(text, got.candidates, settings.retrieval)
     refused = bool(absent) or should_refuse(text, got.hits, settings.retrieval, engine.sparse)
