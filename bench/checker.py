@@ -5,8 +5,9 @@
 The good drafts of `evals.prose` (ClapNQ and MTRAG reference answers, each sentence a claim
 citing the passage sentences it rests on; N per source) go through the production path after
 the generator: fence -> label -> relevance -> evaluate -> [regenerate] -> repair -> gate
-(`server.query.answer.generate_verified` with a generator that returns the draft at once, so
-what is timed is the check). Per draft: milliseconds per claim (the draft's time / its claims).
+(`evals.prose.run_case`: `generate_verified` with a generator that returns the draft at once,
+so what is timed is the check, plus building the draft's hits). Per draft: milliseconds per
+claim (the draft's time / its claims).
 Baseline, in the same loop: one `embed_query` of the draft's first claim, the cost of a single
 model pass under the same load. The issue's budget (#20) is p50 under 50 ms per claim on this
 2-core machine; the ratio to the baseline is the figure that travels between machines. Not a
@@ -24,10 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.prose import Case, Scripted, build_cases, clapnq_items, hits_of, live_for, mtrag_items
+from evals.prose import Case, build_cases, clapnq_items, live_for, mtrag_items, run_case
 from server.core.paths import shared_data
 from server.core.settings import load_settings
-from server.query.answer import generate_verified
 from server.query.engine import build_embedder, relevance_for
 from server.query.integrity.support import build_support_scorer
 
@@ -61,18 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     live = live_for(c.item for c in cases)
 
     def check(case: Case) -> float:
-        hits = hits_of(case.item)
         t0 = time.perf_counter()
-        generate_verified(
-            case.item.question,
-            hits,
-            generator=Scripted(case.claims),
-            scorer=scorer,
-            relevance=relevance,
-            settings=settings,
-            live=live,
-            retrieve_again=lambda _expanded: list(hits),
-        )
+        run_case(case, scorer, settings, live, relevance)
         return (time.perf_counter() - t0) * 1000
 
     check(cases[0])  # the first model pass pays for loading: not timed

@@ -61,7 +61,7 @@ from server.core.contracts import (
     Verdict,
 )
 from server.core.paths import shared_data
-from server.core.ports import Embedder, SupportScorer
+from server.core.ports import Embedder, RelevanceScorer, SupportScorer
 from server.core.settings import Settings, load_settings
 from server.core.text import STOP, content_words, mentions, named_terms
 from server.query.answer import generate_verified
@@ -671,14 +671,22 @@ class Scripted:
         return Draft(claims=self.claims, answer=render(self.claims), generator=self.name)
 
 
-def run_case(case: Case, scorer: SupportScorer, settings: Settings, live: LiveIndex) -> Composed:
-    """The draft through fence -> label -> evaluate -> (regenerate) -> repair -> gate."""
+def run_case(
+    case: Case,
+    scorer: SupportScorer,
+    settings: Settings,
+    live: LiveIndex,
+    relevance: RelevanceScorer | None = None,
+) -> Composed:
+    """The draft through fence -> label -> [relevance] -> evaluate -> (regenerate) -> repair
+    -> gate."""
     hits = hits_of(case.item)
     return generate_verified(
         case.item.question,
         hits,
         generator=Scripted(case.claims),
         scorer=scorer,
+        relevance=relevance,
         settings=settings,
         live=live,
         retrieve_again=lambda _expanded: list(hits),
