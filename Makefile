@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test check unit model ui train-verifier eval-prose calibrate-decision eval eval-llm calibrate bench clean-data browser-deps browser fuzz load
+.PHONY: setup demo test check unit model ui train-verifier train-injection eval-prose calibrate-decision eval eval-llm calibrate bench clean-data browser-deps browser fuzz load
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -85,6 +85,10 @@ eval-prose: setup
 # training splits (models/verifier/MODEL_CARD.md; the first run was not fit for use).
 train-verifier: setup
 	$(BIN)/python -m evals.training.verifier --epochs 2 --lr 3e-5 --budget-s 2700
+
+# The prompt-injection classifier (models/injection/MODEL_CARD.md; not hooked in: ties the rules).
+train-injection: setup
+	$(BIN)/python -m evals.training.injection
 
 # The refusal decision (config/refusal_model.json) and the relevance floor, on tune halves.
 calibrate-decision: setup
