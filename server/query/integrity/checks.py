@@ -14,7 +14,7 @@ from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, Cod
 from server.core.text import content_words
 from server.core.text import display as display_text
 from server.query.claims import defined_term, has_reference_point
-from server.query.integrity.coverage import foreign_names, unsupported_parts
+from server.query.integrity.coverage import foreign_names, misplaced_names, unsupported_parts
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
 from server.query.integrity.numbers import misplaced_numbers, normalise_numbers
@@ -253,6 +253,8 @@ def check_coverage(claim: Claim, spans: Sequence[str], chunks: Sequence[str]) ->
     if names := foreign_names(claim.text, chunks):
         detail = f"the cited span never mentions {', '.join(names)}"
         out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail=detail))
+    elif swapped := misplaced_names(claim.text, spans):
+        out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail="; ".join(swapped)))
     if parts := unsupported_parts(claim.text, spans):
         detail = "the cited spans do not hold: " + " | ".join(p[:80] for p in parts)
         out.append(_f(CheckCode.UNSUPPORTED_PART, claim, detail=detail))

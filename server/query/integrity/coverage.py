@@ -1,9 +1,11 @@
-"""Two rules for what support scores miss in paraphrased claims (an LLM's, not our own
+"""Rules for what support scores miss in paraphrased claims (an LLM's, not our own
 extractive restatements, which these never flag):
 
 - a name the claim uses that neither the cited span nor its document's title and section
   mention (an entity swapped for another of the same passage, a product it does not name):
   `entity_mismatch`;
+- a name the claim puts where the cited span has another name (its place: the content words
+  around it, as for numbers in `numbers.misplaced_numbers`): `entity_mismatch`;
 - a part of the claim (a clause or a second sentence) that shares almost none of its content
   words with the cited spans (two claims merged with one citation, a sentence added):
   `unsupported_part`.
@@ -14,10 +16,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from server.core.text import content_words, mentions, named_terms
+from server.core.text import STOP, content_words, mentions, named_terms
+from server.query.integrity.numbers import stem
 
 _PARTS = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:and|but|while|whereas|although)\s+(?=\w)")
 _CODE = re.compile(r"`([^`\s]{3,})`")
+_NAME_TOKEN = re.compile(r"(?P<word>[\w][\w'’-]*)|(?P<comma>,)|(?P<brk>[;:.!?()\[\]{}\"“”]|\s--\s)")
+_NAME_DECAY = 0.7  # weight of a context word one content word further from the name
+_NAME_COMMA = 0.5  # weight factor for each comma crossed on the way to a context word
+_NAME_WINDOW = 4  # context words kept on each side of a name, inside its sentence
+# A claim name is misplaced when another span name, not in the claim, fits its place better
+# by this much (about two near context words shared) and fits it at least `NAME_FIT`.
+# Hand-set on the prose eval's dev half (evals.prose), good and perturbed claims.
+NAME_MARGIN = 1.2
+NAME_FIT = 1.5
 MIN_PART_WORDS = 3  # content words a part needs before it is judged on its own
 MIN_PART_SHARE = 0.34  # share of a part's content words the cited spans must hold
 
@@ -43,4 +55,117 @@ def unsupported_parts(claim: str, spans: Sequence[str]) -> list[str]:
             continue
         if len(words & held) / len(words) < MIN_PART_SHARE:
             out.append(part.strip())
+    return out
+
+
+_Ctx = dict[str, float]
+
+
+def _sentences(text: str) -> list[list[tuple[str, str]]]:
+    out: list[list[tuple[str, str]]] = [[]]
+    for m in _NAME_TOKEN.finditer(text):
+        kind = m.lastgroup or ""
+        if kind == "brk" and not (m.group() == "." and out[-1] and _initial(out[-1][-1][1])):
+            out.append([])
+        elif kind != "brk":
+            out[-1].append((kind, m.group()))
+    return [s for s in out if s]
+
+
+def _initial(word: str) -> bool:
+    return len(word) <= 2 and word[:1].isupper()  # 'U.S.', 'J. Smith': the dot is no end
+
+
+def _capital(word: str) -> bool:
+    bare = re.sub(r"['’]s$", "", word)
+    return bare[:1].isupper() and bare.lower() not in STOP
+
+
+def _side(tokens: list[tuple[str, str]]) -> _Ctx:
+    out: _Ctx = {}
+    rank, commas = 0, 0
+    for kind, raw in tokens:
+        if kind == "comma":
+            commas += 1
+            continue
+        low = raw.lower()
+        if low in STOP or len(low) < 2:
+            continue
+        w = stem(low)
+        out[w] = max(out.get(w, 0.0), _NAME_DECAY**rank * _NAME_COMMA**commas)
+        rank += 1
+        if rank == _NAME_WINDOW:
+            break
+    return out
+
+
+def _runs(text: str) -> list[tuple[str, _Ctx]]:
+    """Every run of capitalised words of `text` (sentence openers too) with its context."""
+    out = []
+    for sentence in _sentences(text):
+        i = 0
+        while i < len(sentence):
+            if sentence[i][0] != "word" or not _capital(sentence[i][1]):
+                i += 1
+                continue
+            j = i
+            while j < len(sentence) and sentence[j][0] == "word" and _capital(sentence[j][1]):
+                j += 1
+            name = " ".join(re.sub(r"['’]s$", "", w) for _, w in sentence[i:j])
+            left, right = _side(sentence[:i][::-1]), _side(sentence[j:])
+            ctx = {w: max(left.get(w, 0.0), right.get(w, 0.0)) for w in left | right}
+            out.append((name, ctx))
+            i = j
+    return out
+
+
+def _fit(a: _Ctx, b: _Ctx) -> float:
+    return sum(min(a[w], b[w]) for w in a.keys() & b.keys())
+
+
+def _words(name: str) -> set[str]:
+    return {w.lower() for w in name.split()}
+
+
+def _rest(name: str, other: str) -> str:
+    """The words of `name` that `other` lacks ('Mount Logan' less 'Mount Denali': 'Logan')."""
+    return " ".join(w for w in name.split() if w.lower() not in _words(other))
+
+
+def _alias(a: str, b: str) -> bool:
+    """One name holds the other, or their own words mention each other ('UN' and 'United
+    Nations', 'Korea' and 'Korean')."""
+    wa, wb = _words(a), _words(b)
+    if wa <= wb or wb <= wa:
+        return True
+    ra, rb = _rest(a, b), _rest(b, a)
+    return mentions(ra, rb) or mentions(rb, ra)
+
+
+def misplaced_names(claim: str, spans: Sequence[str]) -> list[str]:
+    """Claim names in a place the cited spans give to another name: a span name the claim
+    never mentions fits the claim name's context words better by `NAME_MARGIN` than any
+    span mention of the claim name does ('the women were Pete' where the span says 'the
+    women were Sirens and transformed Pete'). Aliases of each other never compete."""
+    names = set(named_terms(claim))
+    if not names:
+        return []
+    theirs = [r for s in spans for r in _runs(s)]
+    out = []
+    for name, ctx in _runs(claim):
+        if name not in names or not ctx:
+            continue
+        mine = _words(name)
+        same = [c for n, c in theirs if _words(n) <= mine or mine <= _words(n)]
+        best_same = max((_fit(ctx, c) for c in same), default=0.0)
+        rivals = [
+            (n, _fit(ctx, c))
+            for n, c in theirs
+            if not _alias(name, n) and not mentions(_rest(n, name), claim)
+        ]
+        if not rivals:
+            continue
+        rival, got = max(rivals, key=lambda r: r[1])
+        if got >= NAME_FIT and got >= best_same + NAME_MARGIN:
+            out.append(f"{name} where the span says {rival}")
     return out

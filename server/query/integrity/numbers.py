@@ -59,9 +59,15 @@ _TOKEN = re.compile(
     r"(?P<num>(?<![\w.])v?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)*(?:\s?(?:%|percent\b))?)"
     r"|(?P<word>[a-z][a-z0-9_'’]*)"
     r"|(?P<comma>,)"
-    r"|(?P<brk>[;.:!?()\[\]{}—]|\s[-–]\s)"
-    r"|(?P<dash>[-–])"
+    r"|(?P<brk>[;.:!?()\[\]{}—]|\s(?:--?|–)\s)"
+    r"|(?P<dash>--?|–)"
 )
+_MONTHS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
+    | {"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug"}
+    | {"sep", "sept", "oct", "nov", "dec"}
+)
+MAX_DAY = 31
 # Function words carry no identity; negation, 'only', 'more', 'most' and 'all' do.
 _CONTEXT_STOP = (STOP - {"not", "no", "only", "more", "most", "all"}) | {"per"}
 _SUFFIX = frozenset(["s", "th", "st", "nd", "rd"])  # '1990s', '9th': part of the number
@@ -126,6 +132,8 @@ class Mention:
     context: tuple[tuple[str, float], ...]  # stemmed content words near it, with weights
     unit: str | None  # the word right after it, when that is not a function word
     role: str | None  # 'lo' / 'hi': an end of a range
+    partner: str | None = None  # the value at the range's other end
+    day: bool = False  # the day of a date ('March 3', '3 March', 'March 3, 2024')
 
 
 @dataclass(frozen=True)
@@ -155,8 +163,11 @@ def _tokens(text: str) -> list[_Tok]:
         out.append(_Tok(kind, raw, m.start(), m.end()))
     for i, t in enumerate(out):  # a comma or dash between two numbers joins them
         inner = 0 < i < len(out) - 1 and out[i - 1].kind == out[i + 1].kind == "num"
-        if t.kind in ("comma", "dash") and inner:
+        spaced = t.kind == "brk" and t.raw in ("-", "--", "–")
+        if (t.kind in ("comma", "dash") or spaced) and inner:
             out[i] = _Tok("sep", t.raw, t.start, t.end)
+        elif spaced and 0 < i < len(out) - 1 and out[i - 1].kind == "num":
+            out[i] = _Tok("dash", t.raw, t.start, t.end)  # '10 - minute': a hyphen
     return [t for t in out if t.kind != "dash"]  # other hyphens sit inside words
 
 
@@ -193,10 +204,33 @@ def _value(t: _Tok, text: str) -> tuple[str, str]:
     return value, kind
 
 
-def _roles(sentence: list[_Tok]) -> dict[int, str]:
-    """Range ends: 'from X to Y', 'between X and Y', 'X to Y', 'X-Y' (three or more dashed
-    numbers are a date, not a range)."""
-    roles: dict[int, str] = {}
+def _days(sentence: list[_Tok]) -> set[int]:
+    """Numbers in the day place of a date: 'March 3', '3 March', 'March 1929, 2025' (a
+    number between a month and a year is its day, whatever its size). 'may' counts only
+    before a number and a year, or after a number."""
+    out: set[int] = set()
+    for i, t in enumerate(sentence):
+        if t.kind != "num" or not t.raw[:1].isdigit() or "." in t.raw:
+            continue
+        before = sentence[i - 1].raw if i > 0 else ""
+        after = sentence[i + 1].raw if i + 1 < len(sentence) else ""
+        year_next = (
+            i + 2 < len(sentence)
+            and sentence[i + 1].raw == ","
+            and sentence[i + 2].kind == "num"
+            and re.fullmatch(r"[12]\d{3}", sentence[i + 2].raw) is not None
+        )
+        short = len(t.raw.rstrip("stndrh")) <= 2
+        after_month = before in _MONTHS and (year_next or (short and before != "may"))
+        if after_month or (after in _MONTHS and short):
+            out.add(i)
+    return out
+
+
+def _roles(sentence: list[_Tok]) -> dict[int, tuple[str, int]]:
+    """Range ends, each with the index of its other end: 'from X to Y', 'between X and Y',
+    'X to Y', 'X-Y' (three or more dashed numbers are a date, not a range)."""
+    roles: dict[int, tuple[str, int]] = {}
     for i in range(len(sentence) - 2):
         first, mid, last = sentence[i : i + 3]
         if first.kind != "num" or last.kind != "num":
@@ -209,7 +243,7 @@ def _roles(sentence: list[_Tok]) -> dict[int, str]:
         if dash and chained:
             continue
         if dash or mid.raw in ("to", "through") or (mid.raw == "and" and before == "between"):
-            roles[i], roles[i + 2] = "lo", "hi"
+            roles[i], roles[i + 2] = ("lo", i + 2), ("hi", i)
     return roles
 
 
@@ -235,7 +269,7 @@ def number_mentions(text: str) -> list[Mention]:
     lowered = _MARKER.sub(" ", text.lower())
     out: list[Mention] = []
     for sentence in _sentences(_tokens(text)):
-        roles = _roles(sentence)
+        roles, days = _roles(sentence), _days(sentence)
         for i, t in enumerate(sentence):
             if t.kind != "num":
                 continue
@@ -249,7 +283,10 @@ def number_mentions(text: str) -> list[Mention]:
             context = {w: max(left.get(w, 0.0), right.get(w, 0.0)) for w in left | right}
             if unit in ("percent",):
                 value, kind, unit = f"{value}%", "percent", None
-            out.append(Mention(value, kind, tuple(context.items()), unit, roles.get(i)))
+            role, other = roles.get(i, (None, -1))
+            partner = _value(sentence[other], lowered)[0] if role else None
+            mention = Mention(value, kind, tuple(context.items()), unit, role, partner, i in days)
+            out.append(mention)
     return out
 
 
@@ -265,16 +302,41 @@ def fit(c: Mention, s: Mention) -> float:
     return score
 
 
+def _by_role(c: Mention, spans: list[Mention], same: list[Mention]) -> str | None:
+    """The claim number's role decides: a day past `MAX_DAY`; a day where the span gives
+    the value only outside a date and dates another day; a range end where the span's
+    range with the same other end ends elsewhere ('10-2' where the span says '11-2')."""
+    if c.day and any(s.day for s in same):
+        return None  # the span dates the same day
+    if c.day and c.value.isdigit() and int(c.value) > MAX_DAY:
+        return f"{c.value} is no day of a month"
+    if c.day:
+        days = [s for s in spans if s.day and s.value != c.value]
+        if days:
+            return f"{c.value} as a day where the span's date has {days[0].value}"
+    if c.role and c.partner and not any(s.role == c.role and s.partner == c.partner for s in same):
+        ends = [s for s in spans if s.role == c.role and s.partner == c.partner]
+        if ends:
+            return f"{c.value} where the span's range to {c.partner} gives {ends[0].value}"
+    return None
+
+
 def misplaced_numbers(claim: str, span: str) -> list[str]:
     """Claim numbers the span states, but for something else: another span number of the
-    same kind fits the claim number's place better by `MARGIN`, or the span gives the value
-    only with another unit ('30 seconds' where it says '30 minutes'). One line each."""
+    same kind fits the claim number's place better by `MARGIN`, the span gives the value
+    only with another unit ('30 seconds' where it says '30 minutes'), or its role says so
+    (`_by_role`: a date's day, a range end). One line each."""
     spans = number_mentions(span)
     out = []
     for c in number_mentions(claim):
         same = [s for s in spans if s.value == c.value]
         if not same or c.kind == "one":
             continue  # a value the span never states: the set comparison reports it
+        if found := _by_role(c, spans, same):
+            out.append(found)
+            continue
+        if c.role and any(s.role == c.role and s.partner == c.partner for s in same):
+            continue  # the same end of the same range: in its place, whatever the words
         if c.unit in UNITS and all(s.unit in UNITS and s.unit != c.unit for s in same):
             out.append(f"{c.value} {c.unit}: the span gives {c.value} {same[0].unit}")
             continue

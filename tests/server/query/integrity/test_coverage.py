@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.query.integrity.coverage import foreign_names, unsupported_parts
+from server.query.integrity.coverage import foreign_names, misplaced_names, unsupported_parts
 
 SPAN = "The main purpose of a myelin sheath is to increase the speed of impulses along the fiber."
 CHUNK = f"Myelin\nneuro/myelin\nIn Canada the Crown appoints judges. {SPAN}"
@@ -32,3 +32,27 @@ def test_a_merged_second_half_is_an_unsupported_part() -> None:
     ]
     paraphrase = "Myelin sheaths exist mainly to speed up impulses along a fiber."
     assert unsupported_parts(paraphrase, [SPAN]) == []
+
+
+def test_a_name_in_another_names_place_is_misplaced() -> None:
+    sirens = "Delmar is convinced the women were Sirens and transformed Pete into the toad ."
+    # Pete is the one transformed; the women were Sirens (women 1 vs 0.49, convinced 0.7 vs
+    # 0.34, Delmar 0.49 vs 0: 2.19 against 0.83)
+    assert misplaced_names("Delmar is convinced the women were Pete.", [sirens]) == [
+        "Pete where the span says Sirens"
+    ]
+    germany = "Germany went through its worst inflation in 1923 ."
+    assert misplaced_names("Then November went through its worst inflation.", [germany]) == [
+        "November where the span says Germany"
+    ]
+    # the same names in their own places, an alias of a span name, a shortened name
+    assert misplaced_names("Delmar thinks the women were Sirens.", [sirens]) == []
+    assert misplaced_names("Sirens, Delmar is convinced, were the women.", [sirens]) == []
+    assert misplaced_names("Then Germany had its worst inflation.", [germany]) == []
+    un = "BRICS countries would work with each other through the United Nations ."
+    assert misplaced_names("BRICS countries would work through the UN.", [un]) == []
+    logan = "Mount Logan is the highest mountain in Canada ."
+    assert misplaced_names("In Canada, Logan is the highest mountain.", [logan]) == []
+    assert misplaced_names("In Canada, Mount Denali is the highest mountain.", [logan]) == [
+        "Mount Denali where the span says Mount Logan"
+    ]

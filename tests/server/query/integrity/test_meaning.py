@@ -50,6 +50,18 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ("1990", "year"),
     ]
     assert found[-1].unit is None  # '1990s': a decade, not seconds
+    # a range end knows its other end; a date's day is marked, a spaced hyphen joins a unit
+    assert [(m.value, m.role, m.partner) for m in number_mentions("from 1 -- 9")] == [
+        ("1", "lo", "9"),
+        ("9", "hi", "1"),
+    ]
+    assert [(m.value, m.day) for m in number_mentions("on March 3, 2024 or 4 May")] == [
+        ("3", True),
+        ("2024", False),
+        ("4", True),
+    ]
+    (minute,) = number_mentions("a 10 - minute overtime")
+    assert (minute.unit, dict(minute.context)) == ("minute", {"overtim": 1.0})
     assert stem("rotated") == stem("rotates") == "rotat"
     assert stem("secs") == "second"
 
@@ -62,6 +74,22 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ("It defaults to 30 seconds", TIMEOUT),  # 30 is the maximum, the default is 10
         ("The maximum is 10 seconds", TIMEOUT),
         ("It times out after 30 seconds", "It times out after 30 minutes"),  # unit changed
+        # the range '10 - 2' ends at 10, not 11 (11 is Oregon's vote count)
+        ("A 11 - 2 majority convicts", "A 10 - 2 majority convicts; Oregon needs 11 votes."),
+        ("Bronck ( c. 1639 -- 43 ) settled", "Bronck ( c. 1600 -- 43 ) arrived in 1639."),
+        # a date's day: 25 is a distance in the span, its date is July 21
+        ("It was won on July 25 of 1861", "It was won on July 21 , 1861, 25 miles away."),
+        # a year in a day's place: no month has 1929 days
+        (
+            "It opens on January 1929, 2025",
+            "It appeared in January 1929 ; it opens January 1 , 2025",
+        ),
+        # '10 - minute' is one word: the 10-minute overtime ends in a tie
+        (
+            "In the playoffs, 10 - minute periods continue until a winner",
+            "After the 10 - minute overtime the game ends. In the playoffs, 15 - minute "
+            "periods continue until a winner.",
+        ),
     ],
 )
 def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -> None:
@@ -83,6 +111,16 @@ def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -
         ("It times out after 30 seconds", "It times out after 30 s"),  # unit alias
         ("3 retries", "Three retries, then 10 seconds of back-off"),
         ("A value the span never states: 7", RANGE),  # the set comparison reports it
+        ("A 10 - 2 majority convicts", "A 10 - 2 majority convicts; Oregon needs 11 votes."),
+        # the same range end, whatever the words around it
+        (
+            "A 10 - 2 majority for criminal cases and at least 11 votes in Oregon",
+            "Each requires a 10 - 2 majority for conviction. Oregon requires at least 11 votes",
+        ),
+        ("It was won on July 21 of 1861", "It was won on July 21 , 1861, 25 miles away."),
+        ("It was won on 21 July 1861", "It was won on July 21 , 1861, 25 miles away."),
+        ("Sales from March 2019, 2020 and 2021", "Sales from March 2019, 2020 and 2021 rose."),
+        ("It may 3 times fail", "It may fail 3 times on May 5"),  # 'may' the modal
     ],
 )
 def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> None:
