@@ -374,6 +374,9 @@ class Decision(Frozen):
     signals: Signals
     p_answer: float | None = None  # None when no refusal model is configured
     refused: bool = False
+    # the kinds of value the question asks for that no claim states (server.query.answer_types);
+    # non-empty means refused by that rule, whatever p_answer says
+    unstated: tuple[str, ...] = ()
 
 
 class Answer(Frozen):

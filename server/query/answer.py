@@ -42,6 +42,7 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
+from server.query.answer_types import unstated
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals
 from server.query.evidence import without_change_logs
@@ -256,7 +257,10 @@ def answer(
     decision = _decide(text, engine, got.hits, composed, absent)
     if decision.refused:
         reason = (
-            f"refused: p(answerable) {decision.p_answer:.2f} is below the calibrated "
+            f"refused: the question asks for a {' and a '.join(decision.unstated)} and no "
+            "evidence found states one"
+            if decision.unstated
+            else f"refused: p(answerable) {decision.p_answer:.2f} is below the calibrated "
             f"threshold (the evidence found does not answer this question)"
         )
         composed = verify.withdrawn(composed, text, got.hits, reason)
@@ -289,14 +293,20 @@ def answer(
 def _decide(
     question: str, engine: Engine, hits: Sequence[Hit], composed: Composed, absent: Sequence[str]
 ) -> Decision:
-    """The refusal decision's signals, and its verdict when a model is configured and the
-    answer was not already "I don't know"."""
+    """The refusal decision's signals, and its verdict when the answer was not already "I
+    don't know": the model's, when one is configured, overruled by the answer-type rule (the
+    question asks for a price, a size, ... and no claim states one)."""
     claims = composed.claims
     scores = engine.relevance.relevance(question, [c.text for c in claims]) if claims else []
     found = signals(question, hits, claims, scores, engine.sparse, absent_share(question, absent))
-    if engine.refusal is None or composed.fallback:
+    if composed.fallback:
         return Decision(signals=found)
-    return engine.refusal.decide(found)
+    decision = engine.refusal.decide(found) if engine.refusal else Decision(signals=found)
+    if engine.settings.retrieval.answer_type_rule:
+        missing = unstated(question, [c.text for c in claims])
+        if missing:
+            return decision.model_copy(update={"refused": True, "unstated": tuple(missing)})
+    return decision
 
 
 def generate_verified(

@@ -50,3 +50,7 @@ class RetrievalSettings(BaseModel):
         "(capitalised words, server.core.text.named_terms) appears in no recalled candidate it "
         "may read; 0 turns the rule off",
     )
+    answer_type_rule: bool = Field(
+        description="refuse when the question asks for a price, size, percentage, duration, "
+        "date or phone number and no claim states one (server.query.answer_types)",
+    )

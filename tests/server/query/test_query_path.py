@@ -293,3 +293,35 @@ def test_a_document_switching_under_every_retrieval_is_left_out(tmp_path: Path) 
     assert store.searches >= 3
     assert "queue.md" not in {c.doc_id for c in got.citations}
     assert "rev_mismatch" not in {f.code.value for f in got.gate.codes}
+
+
+def test_an_answer_that_never_states_the_asked_kind_of_value_is_refused(tmp_path: Path) -> None:
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "plans.md").write_text(
+        "# Plans\n\nThe Team plan includes private repositories and code review tools for "
+        "every member of the team plan.\n",
+        encoding="utf-8",
+    )
+    low_floor = {"min_rerank_score": 0.05}
+    engine = offline_engine(load_settings(data_dir=tmp_path, retrieval=low_floor), corpus)
+    question = "How much does the Team plan cost per member?"
+    asked = answer(question, engine)
+    assert asked.fallback and not asked.citations
+    assert asked.decision is not None and asked.decision.unstated == ("price",)
+    assert any("asks for a price" in r.reason for r in asked.repairs)
+    # the same evidence is shown when the rule is off: the rule alone refused it
+    off = {**low_floor, "answer_type_rule": False}
+    shown = answer(
+        question, offline_engine(load_settings(data_dir=tmp_path, retrieval=off), corpus)
+    )
+    assert not shown.fallback and shown.citations
+    # and a claim that states a price is an answer
+    (corpus / "plans.md").write_text(
+        "# Plans\n\nThe Team plan costs $4 per member per month.\n", encoding="utf-8"
+    )
+    priced = answer(
+        question, offline_engine(load_settings(data_dir=tmp_path, retrieval=low_floor), corpus)
+    )
+    assert not priced.fallback and "$4" in priced.answer
+    assert priced.decision is not None and priced.decision.unstated == ()
