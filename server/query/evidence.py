@@ -275,8 +275,14 @@ def _paragraph(
     cuts: Sequence[int] = (),
 ) -> tuple[list[Unit], bool]:
     """The paragraph's units, and whether its last sentence took the next block with it."""
-    spans = list(_sentences(text, block.start, block.end, cuts))
-    out = [_unit(text, base, lo, hi, "sentence") for lo, hi in spans[:-1]]
+    spans = _with_what_they_introduce(
+        text, list(_sentences(text, block.start, block.end, cuts)), max_chars
+    )
+    out = [
+        _unit(text, base, lo, hi, "sentence")
+        for lo, hi in spans[:-1]
+        if not text[lo:hi].rstrip().endswith(":")  # its content is past max_chars or fenced
+    ]
     if not spans:
         return out, False
     lo, hi = spans[-1]
@@ -293,6 +299,26 @@ def _paragraph(
     elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
         out.append(_unit(text, base, lo, hi, "sentence"))
     return out, False
+
+
+def _with_what_they_introduce(
+    text: str, spans: list[tuple[int, int]], max_chars: int = 900
+) -> list[tuple[int, int]]:
+    """A sentence ending in ":" inside a paragraph (a quote or a line it introduces follows
+    on the next line, as in "Our Standards of Conduct prohibit:" then ">Bribing ...") is
+    joined to the sentence after it: one unit, never a claim that stops at the colon."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if (
+            out
+            and text[out[-1][0] : out[-1][1]].rstrip().endswith(":")
+            and hi - out[-1][0] <= max_chars
+            and not text[out[-1][1] : lo].strip()
+        ):
+            out[-1] = (out[-1][0], hi)
+            continue
+        out.append((lo, hi))
+    return out
 
 
 def asks_for_pointer(question: str) -> bool:

@@ -141,3 +141,19 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
         "To generate a secret key use the command:\n```console\n$ openssl rand -hex 32\n```"
     )
     assert after.quote == "Copy the output to the variable `SECRET_KEY`."
+
+
+def test_a_colon_sentence_inside_a_paragraph_keeps_the_line_it_introduces() -> None:
+    text = (
+        "GitHub's Standards of Conduct prohibit:\n"  # 0..39 (40 with the newline)
+        ">Bribing government officials, and taking bribes from anyone.\n"  # 40..101
+        "\n"
+        "The policy is clear."
+    )
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    found = units(chunk)
+    assert [(u.start, u.end) for u in found] == [(0, 101), (103, 123)]
+    assert found[0].quote == text[:101]
+    assert not any(u.display.rstrip().endswith(":") for u in found)
