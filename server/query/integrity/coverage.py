@@ -17,14 +17,11 @@ import re
 from collections.abc import Sequence
 
 from server.core.text import STOP, content_words, mentions, named_terms
-from server.query.integrity.numbers import stem
+from server.query.integrity.numbers import side_context
 
 _PARTS = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:and|but|while|whereas|although)\s+(?=\w)")
 _CODE = re.compile(r"`([^`\s]{3,})`")
 _NAME_TOKEN = re.compile(r"(?P<word>[\w][\w'’-]*)|(?P<comma>,)|(?P<brk>[;:.!?()\[\]{}\"“”]|\s--\s)")
-_NAME_DECAY = 0.7  # weight of a context word one content word further from the name
-_NAME_COMMA = 0.5  # weight factor for each comma crossed on the way to a context word
-_NAME_WINDOW = 4  # context words kept on each side of a name, inside its sentence
 # A claim name is misplaced when another span name, not in the claim, fits its place better
 # by this much (about two near context words shared) and fits it at least `NAME_FIT`.
 # Hand-set on the prose eval's dev half (evals.prose), good and perturbed claims.
@@ -82,21 +79,7 @@ def _capital(word: str) -> bool:
 
 
 def _side(tokens: list[tuple[str, str]]) -> _Ctx:
-    out: _Ctx = {}
-    rank, commas = 0, 0
-    for kind, raw in tokens:
-        if kind == "comma":
-            commas += 1
-            continue
-        low = raw.lower()
-        if low in STOP or len(low) < 2:
-            continue
-        w = stem(low)
-        out[w] = max(out.get(w, 0.0), _NAME_DECAY**rank * _NAME_COMMA**commas)
-        rank += 1
-        if rank == _NAME_WINDOW:
-            break
-    return out
+    return side_context([(kind, raw.lower()) for kind, raw in tokens], STOP)
 
 
 def _runs(text: str) -> list[tuple[str, _Ctx]]:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server.core.text import STOP
@@ -248,15 +249,22 @@ def _roles(sentence: list[_Tok]) -> dict[int, tuple[str, int]]:
 
 
 def _side(tokens: list[_Tok]) -> dict[str, float]:
-    """Context words along one side, nearest first: decay per word, a cut per comma."""
+    return side_context([(t.kind, t.raw) for t in tokens])
+
+
+def side_context(
+    tokens: Iterable[tuple[str, str]], stop: frozenset[str] = _CONTEXT_STOP
+) -> dict[str, float]:
+    """Context words along one side of a number or a name, nearest first, from (kind,
+    lowercased text) tokens: decay per word, a cut per comma; words in `stop` are skipped."""
     out: dict[str, float] = {}
     rank, commas = 0, 0
-    for t in tokens:
-        if t.kind == "comma":
+    for kind, raw in tokens:
+        if kind == "comma":
             commas += 1
-        if t.kind != "word" or t.raw in _CONTEXT_STOP or len(t.raw) < 2:
+        if kind != "word" or raw in stop or len(raw) < 2:
             continue
-        w = stem(t.raw)
+        w = stem(raw)
         out[w] = max(out.get(w, 0.0), _DECAY**rank * _COMMA**commas)
         rank += 1
         if rank == _WINDOW:
