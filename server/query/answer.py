@@ -42,9 +42,8 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
-from server.query.answer_types import unstated
 from server.query.claims import render
-from server.query.decide import RefusalModel, absent_share, signals
+from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
@@ -157,11 +156,12 @@ def _retrieve_consistent(
     for _ in range(_CONSISTENT_TRIES):
         got = _retrieve(question, engine, scope_tags, report)
         live = _live(engine)
-        if all(live.revs.get(h.chunk.doc_id) == h.chunk.rev for h in got.hits):
+        kept = _of_revisions(got.hits, live)
+        if len(kept) == len(got.hits):
             return live, got
     # Still switching under every try (a document re-ingested every second): its hits go,
     # the other documents' stay, and nothing is cited under an index hash it is not part of.
-    return live, replace(got, hits=_of_revisions(got.hits, live))
+    return live, replace(got, hits=kept)
 
 
 def _of_revisions(hits: Sequence[Hit], live: LiveIndex) -> list[Hit]:
@@ -293,20 +293,16 @@ def answer(
 def _decide(
     question: str, engine: Engine, hits: Sequence[Hit], composed: Composed, absent: Sequence[str]
 ) -> Decision:
-    """The refusal decision's signals, and its verdict when the answer was not already "I
-    don't know": the model's, when one is configured, overruled by the answer-type rule (the
-    question asks for a price, a size, ... and no claim states one)."""
-    claims = composed.claims
-    scores = engine.relevance.relevance(question, [c.text for c in claims]) if claims else []
-    found = signals(question, hits, claims, scores, engine.sparse, absent_share(question, absent))
+    """The refusal decision's signals, and its verdict (`decide.verdict`) when the answer
+    was not already "I don't know"."""
+    texts = [c.text for c in composed.claims]
+    scores = engine.relevance.relevance(question, texts) if texts else []
+    share = absent_share(question, absent)
+    found = signals(question, hits, composed.claims, scores, engine.sparse, share)
     if composed.fallback:
         return Decision(signals=found)
-    decision = engine.refusal.decide(found) if engine.refusal else Decision(signals=found)
-    if engine.settings.retrieval.answer_type_rule:
-        missing = unstated(question, [c.text for c in claims])
-        if missing:
-            return decision.model_copy(update={"refused": True, "unstated": tuple(missing)})
-    return decision
+    rule = engine.settings.retrieval.answer_type_rule
+    return verdict(question, found, texts, engine.refusal, rule)
 
 
 def generate_verified(

@@ -4,8 +4,9 @@ The rule-based refusals (names no passage mentions, a best score below the floor
 and stay; after generation, a small logistic model (`config/refusal_model.json`, fitted on
 the tune halves of several corpora by `evals/calibration/decision.py`) weighs the signals
 below and says "I don't know" when the chance that the question is answerable from what was
-found falls under its calibrated threshold. The signals travel with the Answer
-(`Answer.decision`), so evaluators can plot them.
+found falls under its calibrated threshold; one rule overrules it (`verdict`): a question
+that asks for a price, a size, ... is refused when no claim states one. The signals travel
+with the Answer (`Answer.decision`), so evaluators can plot them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from server.core.contracts import Claim, Decision, Frozen, Hit, Signals
 from server.core.errors import ConfigError
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
+from server.query.answer_types import unstated
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -65,6 +67,23 @@ def signals(
         fused_agreement=1.0 / top.k_pos if top else 0.0,
         claims=float(len(claims)),
     )
+
+
+def verdict(
+    question: str,
+    found: Signals,
+    claim_texts: Sequence[str],
+    model: RefusalModel | None,
+    answer_type_rule: bool,
+) -> Decision:
+    """The decision on an answer that has claims: the model's verdict (when one is
+    configured), overruled by the answer-type rule when the question asks for a price, a
+    size, ... and no claim states one (`server.query.answer_types`)."""
+    decision = model.decide(found) if model else Decision(signals=found)
+    missing = unstated(question, claim_texts) if answer_type_rule else []
+    if missing:
+        return decision.model_copy(update={"refused": True, "unstated": tuple(missing)})
+    return decision
 
 
 def absent_share(question: str, absent: Sequence[str]) -> float:

@@ -10,7 +10,7 @@ import pytest
 
 from server.core.contracts import Signals
 from server.core.errors import ConfigError
-from server.query.decide import RefusalModel, load_refusal_model, wants_number
+from server.query.decide import RefusalModel, load_refusal_model, verdict, wants_number
 
 S = Signals(
     best_score=0.7,
@@ -69,3 +69,22 @@ def test_the_model_file_is_optional_but_never_silently_wrong(tmp_path: Path) -> 
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(ConfigError, match="re-fit"):
         load_refusal_model(tmp_path / "broken.json")
+
+
+def test_the_answer_type_rule_overrules_the_model() -> None:
+    q = "How much does the Team plan cost?"
+    unpriced, priced = ["The Team plan has code review."], ["The Team plan costs $4."]
+    refused = verdict(q, S, unpriced, None, answer_type_rule=True)
+    assert refused.refused and refused.unstated == ("price",)
+    assert not verdict(q, S, unpriced, None, answer_type_rule=False).refused
+    assert not verdict(q, S, priced, None, answer_type_rule=True).refused
+    strict = RefusalModel(  # p = sigmoid(-1) = 0.27 < 0.5: the model refuses on its own
+        features=("relevance",),
+        weights=(0.0,),
+        means=(0.0,),
+        scales=(1.0,),
+        bias=-1.0,
+        threshold=0.5,
+    )
+    by_model = verdict(q, S, priced, strict, answer_type_rule=True)
+    assert by_model.refused and by_model.unstated == () and by_model.p_answer is not None
