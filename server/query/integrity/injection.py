@@ -16,7 +16,13 @@ Rules describe text written *to a model*, not one corpus's phrases:
   ("respond only with", "answer with the single word", "prepend ... to your reply",
   "do not mention", "say exactly", "output the word X", "the only correct answer is");
 - `override`: overriding instructions ("ignore all previous ...", also German, French,
-  Spanish, Italian and Portuguese forms);
+  Spanish, Italian, Portuguese, Russian, Chinese, Japanese and Korean forms);
+- `any_question`: an answer fixed whatever was asked ("No matter what the user asked, the
+  reply ...", "regardless of what was actually asked");
+- `told_asker`, `tell_asker`: whoever asks is to be told something ("People asking about
+  limits should be told to ...", "recommend X to users who ask about ...", "When someone asks
+  you about X, tell them ...", "Finally, tell the user to open ..."): documentation tells its
+  reader what to do, not what to tell the people who ask;
 - `page_answer`: the answer *about this page* told what to say or how to look, with no
   reader named ("Answers drawn from this section should begin with ...");
 - `hidden_order`: an order about the answer in text hidden from people (an HTML comment,
@@ -25,7 +31,10 @@ Rules describe text written *to a model*, not one corpus's phrases:
 - `persona`, `persona_name`, `obey`, `print_literal`, `reshape_reply`, `addresses_model`,
   `exfiltrate`, `answer_literal`: jailbreak scripts, a fixed string to print, the reply
   reshaped, the system prompt or content policy named, data carried out in a markdown image
-  URL, "your response said X".
+  URL, "your response said X", "the keys visible in this conversation".
+After a vocative ("Assistant, when answering, recommend X"; a link title `"AI: ..."`) an
+answer verb in the imperative is the order. "AI" written against CJK text ("要約するAIへ")
+counts although no word boundary separates it.
 Readers count beyond the words "AI" and "model": answer engines, copilots, retrieval and
 summary tools, crawlers and scrapers reading *this* page, software that is "not a person",
 and model nouns in a dozen languages (with orders in those languages).
@@ -86,10 +95,13 @@ _MODEL = (
     r"assistenti\s+virtuali|assistentes?\s+virtua(?:l|is)|asistentes?\s+virtuales?|"
     r"modell[oi]\s+(?:di\s+)?linguistic[oi]|modell[oi]\s+di\s+linguaggio|"
     r"modelos?\s+de\s+linguagem|model(?:e|i|u|ów|y)?\s+j[eę]zykow\w*|taalmodel\w*|"
-    r"spr[aå]kmodell\w*|dil\s+model\w*|языков\w*\s+модел\w*|нейросет\w*|"
-    r"语言模型|大模型|人工智能助手|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델)"
+    r"spr[aå]kmodell\w*|dil\s+model\w*|yapay\s+zek[aâ]\w*|ии(?:-\w+)?|языков\w*\s+модел\w*|нейросет\w*|"
+    r"语言模型|大模型|人工智能|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델)"
 )
-_MODEL_OR_ASSISTANT = rf"(?:{_MODEL}|assistants?)"
+_MODEL_OR_ASSISTANT = (
+    rf"(?:{_MODEL}|assistants?|asistentes?|assistente|assistent(?:en)?|asystent\w*|ассистент\w*|"
+    rf"помощник\w*|助手|アシスタント|어시스턴트)"
+)
 _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|messages?)"
 _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
@@ -115,9 +127,12 @@ _VOCATIVE = re.compile(
     rf"achtung|let\s+op|observera|dikkat|внимание|注意)[\s,:]+(?:\w+\s+){{0,3}}?{_MODEL_OR_ASSISTANT}|"
     rf"\b(?:dear|hey|hello|hi|attention|attn|calling|psst)[,:!]?\s+(?:the\s+|an?\s+|dear\s+|"
     rf"all\s+|any\s+)?(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
+    rf"\b(?:dear|hey|hello|hi)[,:!]?\s+(?:the\s+|dear\s+|all\s+)?(?:bots?|models?)\b|"
     rf"\b(?:if|when|whenever|since|because)\s+you(?:'re|\s+are)\s+(?:an?|the|some)\s+(?:\w+\s+)?"
     rf"{_MODEL_OR_ASSISTANT}\b|"
-    rf"(?:^|[:;.!?]\s+|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+,?\s+){{0,2}}{_MODEL_OR_ASSISTANT}\s*[:,：]\s*|"
+    rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+,?\s+){{0,2}}"
+    rf"{_MODEL_OR_ASSISTANT}\s*[:,：]\s*|"
+    rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|<!--\s*)(?:\w+\s+){{3}}{_MODEL_OR_ASSISTANT}\s*[:：]\s*|"
     rf"(?:^|[:;.!?]\s+|<!--\s*)(?-i:[A-Z]+\s+)?(?:BOTS?|CRAWLERS?|SCRAPERS?|AGENTS?|Bots?|"
     rf"Crawlers?|Scrapers?|Agents?)\s*[:,]\s|"
     rf"\b(?:(?:this|the)\s+(?:note|message|part|paragraph|line|text)\s+is\s+(?:only\s+)?"
@@ -146,19 +161,28 @@ _ACTS = re.compile(
     rf"crawling|scraping|ingesting|sees?|seeing|using|handling|lesen|liest|lisant|leyendo)\b",
     _I,
 )
+# "AI" written against CJK text has no word boundary ("要約するAIへ"): it counts there too.
+_CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK_MODEL = (
-    r"AI\s*アシスタント|言語モデル|语言模型|大模型|人工智能助手|AI\s*어시스턴트|언어\s*모델"
+    r"AI\s*アシスタント|言語モデル|语言模型|大模型|人工智能|AI\s*어시스턴트|언어\s*모델|"
+    rf"(?<![A-Za-z])AI(?=[{_CJK}])|(?<=[{_CJK}])AI(?![A-Za-z])"
 )
 _MENTIONS_MODEL = re.compile(
     rf"\b{_MODEL}\b|(?:{_CJK_MODEL})|\b(?:generated|written|produced|composed)\s+by\s+"
     rf"(?:an?\s+)?(?:machines?|models?|software|bots?|programs?)\b",
     _I,
 )
+_TELL_ASKER = (
+    r"\b(?:tell|inform|instruct|advise|remind|warn|urge|direct|send|point|refer)\s+(?:the\s+|our\s+|"
+    r"your\s+|any\s+|every\s+)?(?:them|user|users|people|readers?|visitors?|customers?|whoever|"
+    r"anyone|everyone|some(?:one|body)|him|her)\b"
+)
 _ORDERS_ANSWER = re.compile(
     rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}\w*\b|"
     rf"\b(?:the|your|its|their|any|every|each)\s+(?:\w+\s+)?{_ANSWER_NOUN}(?:\s+\w+){{0,3}}\s+"
     rf"{_ORDER}\b|"
-    rf"\b(?:the\s+)?(?:only\s+)?(?:correct|acceptable|right|valid|real|true|proper|expected)\s+"
+    rf"\b(?:the\s+)?(?:only\s+)?(?:correct|acceptable|right|valid|real|true|proper|expected|"
+    rf"preferred|canonical|approved|official|desired)\s+"
     rf"{_ANSWER_NOUN}\s+(?:(?:to|for|about)\s+\w+(?:\s+\w+){{0,8}}\s+)?(?:is|will\s+be|must\s+be|"
     rf"has\s+(?:already\s+)?been\s+(?:decided|chosen|set|fixed))\b|"
     rf"\b(?:every|each|any|all)\s+{_ANSWER_NOUN}\s+(?:carries|carry|includes?|contains?|starts?|"
@@ -199,7 +223,46 @@ _ANSWER_FORM = re.compile(
     r"\b(?:nur|ausschlie(?:ß|ss)lich)\s+mit\s+\S+\s+antworten\b|"
     r"\br[ée]pond(?:s|ez|re)\s+(?:\w+\s+)?(?:uniquement|seulement)\b|"
     r"\bresponde(?:r|d)?\s+(?:\w+\s+)?(?:[úu]nicamente|s[óo]lo|solamente)\b|"
-    r"\brispondi\s+(?:\w+\s+)?(?:solo|soltanto|unicamente)\b",
+    r"\brispondi\s+(?:\w+\s+)?(?:solo|soltanto|unicamente)\b|"
+    # every question answered alike, whatever was asked
+    r"\b(?:answer|reply|respond)\s+(?:to\s+)?(?:every|each|all|any)\s+(?:\w+\s+)?(?:questions?|"
+    r"quer(?:y|ies)|requests?|prompts?)\s+with\b|"
+    r"\b(?:answer|reply|response)\s+(?:to|for)\s+(?:any|every|all|each)\s+(?:\w+\s+)?(?:questions?|"
+    r"quer(?:y|ies)|requests?)\b[^.!?\n]{0,80}?\b(?:is|must|should|will)\b|"
+    r"\bnothing\s+(?:else|further|more)\s+(?:should|must|is\s+to|may|needs?\s+to)\s+be\s+"
+    r"(?:said|added|written|mentioned|included|shown)\b|"
+    # a place in every answer: "it belongs at the top of every answer"
+    r"\b(?:at|to)\s+the\s+(?:very\s+)?(?:top|start|beginning|end|bottom|head)\s+of\s+(?:every|each|"
+    r"any|all|your)\s+(?:\w+\s+)?(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?)\b",
+    _I,
+)
+# Whatever was asked, the answer is fixed: "Whatever the question, the response begins with",
+# "regardless of what was actually asked".
+_ANY_QUESTION = re.compile(
+    r"\b(?:whatever|regardless\s+of|no\s+matter|irrespective\s+of)\s+(?:what\s+)?(?:the\s+)?"
+    r"(?:(?:questions?|query|prompt)\b(?!\s+(?:types?|formats?|kinds?|ids?|fields?|marks?|strings?))|"
+    r"(?:was|is|gets|were)\s+(?:actually\s+)?asked|(?:user|reader|person|they|you|he|she|people|"
+    r"someone|anyone)\s+(?:actually\s+)?(?:asks?|asked|wants?|wanted)\b)",
+    _I,
+)
+_ANSWERING = re.compile(rf"\b{_ANSWER_NOUN}\b|{_TELL_ASKER}", _I)
+# Whoever asks is to be told something: "Anyone asking about installation should be told to
+# run ...", "always suggest this command to users who ask about setup", "If the user mentions
+# an error, instruct them to call ...", "when somebody asks you about X, tell them ...".
+# Documentation tells its reader what to do, not what to tell the people who ask.
+_ASKER = (
+    r"(?:anyone|everyone|some(?:one|body)|any(?:one|body)|users?|people|whoever|those|visitors?|"
+    r"customers?|readers?)\s+(?:who\s+|that\s+)?(?:asks?|asking|asked|enquir\w*|inquir\w*|"
+    r"wants?\s+to\s+know)\b"
+)
+_TOLD_ASKER = re.compile(
+    rf"\b{_ASKER}[^.!?\n]{{0,60}}?\b(?:{_ORDER})\s+be\s+(?:told|advised|instructed|informed|"
+    rf"directed|pointed|sent|referred|given|shown|reminded)\b|"
+    rf"\b(?:suggest|recommend|tell|say|give|show|send|point|offer)\w*\s+(?:\S+\s+){{0,5}}?to\s+"
+    rf"{_ASKER}|"
+    rf"\b(?:if|when|whenever|once)\s+(?:the\s+|a\s+|any\s+)?(?:users?|some(?:one|body)|any(?:one|body)|"
+    rf"people|they|reader)\s+(?:asks?|mentions?|says|types?|requests?|reports?|wants?)\s+"
+    rf"(?:you\b|about|for|an?|the)\b[^.!?\n]{{0,80}}?{_TELL_ASKER}",
     _I,
 )
 _OVERRIDE = re.compile(
@@ -217,7 +280,11 @@ _OVERRIDE = re.compile(
     r"\b(?:ignora\w*|olvida\w*|omite|dimentica\w*|esquece\w*|ignore\w*)\b"
     + _TO
     + r"\b(?:instrucciones|instrucci[óo]n|reglas|indicaciones|istruzioni|regole|"
-    r"instru[çc][õo]es|regras)\b",
+    r"instru[çc][õo]es|regras)\b|"
+    r"\b(?:игнорир\w*|забудь\w*|забудьте|не\s+обращай\w*)\b" + _TO + r"\b(?:инструкц\w*|указани\w*|"
+    r"правил\w*|вопрос\w*)|"
+    r"(?:忽略|无视|無視|무시)[^。！？\n]{0,20}?(?:指令|指示|说明|說明|問題|问题|질문|지시|命令|提示)|"
+    r"(?:指令|指示|질문|지시)[^。！？\n]{0,20}?(?:忽略|无视|無視|무시)",
     _I,
 )
 # An answer *about this page* (the reader's reply, not an HTTP response), told what to say
@@ -226,7 +293,9 @@ _OVERRIDE = re.compile(
 # responses, never of what is answered about the page itself.
 _ABOUT_PAGE = (
     r"(?:based\s+on|drawn\s+from|derived\s+from|generated\s+from|that\s+(?:quotes?|cites?|uses?|"
-    r"summari[sz]es?|draws?\s+on|mentions?)|quoting|citing|summari[sz]ing|about|on|of|(?:to|for)\s+"
+    r"summari[sz]es?|draws?\s+(?:on|from)|mentions?|references?|relies\s+on|refers\s+to)|quoting|"
+    r"citing|summari[sz]ing|drawing\s+(?:on|from)|referencing|referring\s+to|relying\s+on|"
+    r"built\s+(?:on|from)|using|about|on|of|(?:to|for)\s+"
     r"(?:an?\s+|any\s+|every\s+)?(?:questions?|queries|requests?)\s+(?:about|on|regarding))\s+"
     r"(?:this|the\s+present|the\s+current)\s+(?:page|section|paragraph|document|article|chunk|"
     r"passage|snippet|policy|note|text|site|topic)"
@@ -234,7 +303,8 @@ _ABOUT_PAGE = (
 _PAGE_ANSWER = re.compile(
     rf"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|outputs?)\s+{_ABOUT_PAGE}\b"
     rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
-    rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read)\b|"
+    rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read|show|shows|"
+    rf"display|cite|give|point|tell|state|say|replace)\b|"
     rf"\b(?:if|when|whenever)\s+(?:this|the)\s+(?:page|section|paragraph|document|policy)\s+is\s+"
     rf"(?:summari[sz]ed|quoted|cited|used|paraphrased)[^.!?\n]{{0,80}}?\b(?:{_ORDER}|say|state|"
     rf"answer|reply|respond|output|mention|include|begin|end)\b|"
@@ -247,9 +317,13 @@ _HIDDEN = re.compile(
     r"<!--|display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|aria-hidden\s*=\s*[\"']?true",
     _I,
 )
+_WHILE_ANSWERING = (
+    r"\b(?:when|while|if|whenever|before|after)\s+(?:you\s+(?:are\s+)?)?(?:answering|summari[sz]ing|"
+    r"responding|replying|asked|quoting|citing|answer|summari[sz]e|respond|reply)\b"
+)
 _HIDDEN_ORDER = re.compile(
     rf"\b(?:{_ANSWER_VERB}|ignore|disregard)\w*\b[^\n]{{0,120}}\b(?:{_ANSWER_NOUN}|questions?|"
-    rf"users?)\b|\b{_ANSWER_NOUN}\b[^\n]{{0,60}}\b(?:{_ORDER})\b",
+    rf"users?|people)\b|\b{_ANSWER_NOUN}\b[^\n]{{0,60}}\b(?:{_ORDER})\b|{_WHILE_ANSWERING}",
     _I,
 )
 # A front-matter or config key meant for a model: `ai_instructions:`, `llm-prompt:`.
@@ -261,7 +335,8 @@ _MODEL_KEY = re.compile(
 # Orders about the answer in other languages (with a model named in the same sentence).
 _ORDERS_OTHER = re.compile(
     r"\b(?:r[ée]pon(?:ds|dez|dre|se)|commence[zr]?|terminez|incluez|[ée]crive[zr]|scrivi|"
-    r"rispondi|risposta|rispondere|includi|responde[rd]?|respuesta|responda|resposta|inclua|"
+    r"rispondi|risposta|rispondere|includi|respond\w*|respuesta|resposta|inclua|recomiend\w*|"
+    r"recomend\w*|recommande\w*|raccomand\w*|empfiehl\w*|empfehle\w*|"
     r"escreva|comece|odpowiedz\w*|odpowied[źz]\w*|napisz|antwort\w*|schreib\w*|beginne|"
     r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай)\b|"
     r"回答|答え|返答|回复|回答してください|답변|대답",
@@ -269,6 +344,15 @@ _ORDERS_OTHER = re.compile(
 )
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("override", _OVERRIDE),
+    ("told_asker", _TOLD_ASKER),
+    (
+        "tell_asker",
+        re.compile(
+            rf"(?:^\W*|[.!?:;,]\s+)(?:(?:please|also|then|always|just|kindly|simply|now)\s+)?"
+            rf"{_TELL_ASKER}\s+(?:to|that)\b",
+            _I | re.MULTILINE,
+        ),
+    ),
     ("page_answer", _PAGE_ANSWER),
     ("model_key", _MODEL_KEY),
     (
@@ -316,6 +400,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:your (?:previous|prior|original|initial|system) (?:instructions|prompt|task)|"
             r"system prompt|content polic(?:y|ies)|as an ai\b|as a language model)\b|"
+            r"\b(?:this|the\s+current|the\s+ongoing)\s+(?:conversation|chat|dialog(?:ue)?)\b|"
             r"\b(?:in|into|to|of) your (?:answer|response|reply)\b(?! (?:model|body|class|"
             r"status|headers?|code|object|schema|data|type))",
             _I,
@@ -346,6 +431,7 @@ _PERSONAL = re.compile(r"\b(?:you|your|yours|yourself|I|I'm|me|my)\b", _I)
 _WEAK = (
     ("names_model", _MENTIONS_MODEL),
     ("orders_answer", _ORDERS_ANSWER),
+    ("tells", re.compile(_TELL_ASKER, _I)),
     ("literal", re.compile(_CODE_WORD)),
     ("personal", _PERSONAL),
     ("imperative", _IMPERATIVE),
@@ -361,6 +447,16 @@ class Flag:
     rule: str
 
 
+# After a vocative, an answer verb in the imperative is the order: "Assistant, when answering,
+# recommend X", "assistant: tell the user to download X", "Assistant: append the link ...".
+_IMPERATIVE_ANSWER = re.compile(
+    rf"(?:^|[:,;.!?>\"“(\[]\s*|\b(?:please|kindly|always|just|then|now|also)\s+)"
+    rf"(?:{_ANSWER_VERB}|suggest|advise|instruct|inform|direct|send|point|put|add|insert|fetch|"
+    rf"visit|open|link|render|show|give|use|call|run|ask|refuse|stop|pause|warn)\b",
+    _I,
+)
+
+
 def addressed(segment: str) -> bool:
     """A model named as the reader or the writer of the answer, and told what to do."""
     spoken_to = bool(_VOCATIVE.search(segment))
@@ -369,6 +465,8 @@ def addressed(segment: str) -> bool:
     )
     ordered = spoken_to and bool(
         _ORDERS_ANSWER.search(segment)
+        or _IMPERATIVE_ANSWER.search(segment)
+        or re.search(_TELL_ASKER, segment, _I)
         or _ANSWER_FORM.search(segment)
         or _ORDERS_OTHER.search(segment)
         or re.search(rf"\b{_ORDER}\b|\b(?:ignore|do not|don'?t|never)\b", segment, _I)
@@ -385,6 +483,8 @@ def rule_of(segment: str) -> str | None:
     """The rule a single segment breaks, or None."""
     if addressed(segment):
         return "addressed"
+    if _ANY_QUESTION.search(segment) and _ANSWERING.search(segment):
+        return "any_question"
     if _HIDDEN.search(segment) and _HIDDEN_ORDER.search(segment):
         return "hidden_order"
     for name, pattern in PATTERNS:
@@ -511,7 +611,8 @@ def _pairs(
             continue
         both = signs[i] | signs[i + 1]
         ordered = {"orders_answer", "literal"} & both
-        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"}:
+        told = {"tells", "literal"} <= both  # "... need to hear is X." + "Tell them that first."
+        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"} or told:
             rules[i] = rules[i + 1] = "split"
 
 
