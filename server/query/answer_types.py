@@ -7,9 +7,13 @@ answer it (a liability cap in dollars for a file-size question, a 30-day notice 
 "how many times" question): the answer is refused with the kind named, instead of shown.
 
 Only kinds whose values have an unmistakable surface form are checked (a currency, a byte
-unit, a percent sign, a time unit, a year or month, a phone number); a bare "how many" or
-"when" is left to the refusal model, because their answers are often words ("when the
-request is closed", "every member"). The question patterns are English and general, never a
+unit, a percent sign, a time unit, a year or month, a phone number). "How many <things>" is
+a count: it is stated by a claim that holds a number (digits, a number word, "once",
+"unlimited", "no more than one") together with the counted noun ("one free Account" for
+"how many free accounts"); a number without the noun does not count ("30 days' notice" for
+"how many times can I change my username"). A bare "when" is left to the refusal model,
+because its answers are often words ("when the request is closed"); so is "how many ways /
+kinds / things", answered by a list. The question patterns are English and general, never a
 corpus's phrases. Measured on the dev gold sets and HaluEval-QA (see the note on
 `retrieval.answer_type_rule`).
 """
@@ -106,12 +110,103 @@ TYPES: tuple[AnswerType, ...] = (
 )
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# "How many <counted noun phrase> <verb> ...": the phrase ends before the first of these words.
+_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[\w'’-]+\s*){1,6})", _I)
+_PHRASE_END = _words(
+    "do does did can could are is was were will would should must may might have has "
+    "had per in on at by for of to from with that which who whom get gets each every "
+    "i you we they it there he she my your our their this these those"
+)
+_COUNT = re.compile(
+    r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|single|once|twice|"
+    r"thrice|both|zero|none|unlimited|several|multiple|a\s+few|any\s+number)\b",
+    _I,
+)
+
+
+_TIMES = re.compile(
+    r"\b(?:once|twice|thrice)\b|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"single|several|multiple|many|unlimited|any\s+number\s+of)\s+(?:\w+\s+)?times?\b",
+    _I,
+)
+
+
+def _singular(word: str) -> str:
+    w = word.lower().strip("'’")
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ses", "xes", "ches", "shes")) and len(w) > 4:
+        return w[:-2]
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        return w[:-1]
+    return w
+
+
+# Words of a counted phrase that do not name what is counted ("how many free accounts").
+_QUALIFIERS = _words(
+    "free more different other new total additional maximum minimum extra separate "
+    "distinct individual possible active private public paid"
+)
+# Counted nouns answered by a list, not a number ("how many ways can I ...").
+_ENUMERATIONS = _words("thing way kind type sort form reason purpose method option example step")
+
+
+def counted(question: str) -> tuple[str, ...]:
+    """The words of the phrase a "how many" question counts ("How many free GitHub Actions
+    minutes does ..." -> ("free", "GitHub", "Actions", "minutes")), or () when it asks no
+    count."""
+    m = _HOW_MANY.search(question)
+    if m is None:
+        return ()
+    words: list[str] = []
+    for w in re.findall(r"[\w'’-]+", m.group(1)):
+        if w.lower() in _PHRASE_END and words:
+            break
+        words.append(w)
+    return tuple(words)
+
+
+def states_count(phrase: Sequence[str], text: str) -> bool:
+    """Whether `text` (one claim) holds a number and a word of the counted phrase, singular
+    or plural, qualifiers aside ("one free Account" for "how many free accounts"; "time" is
+    also stated by "once", "twice"). The phrase may run into the question's verb ("how many
+    people live ..."): any of its words counts."""
+    if not _COUNT.search(text):
+        return False
+    if _singular(phrase[-1]) == "time":  # "a period of time" is no count of times
+        return bool(_TIMES.search(text))
+    said = {_singular(w) for w in re.findall(r"[\w'’-]+", text)}
+    return bool(_counted_nouns(phrase) & said)
+
+
+def _counted_nouns(phrase: Sequence[str]) -> set[str]:
+    """The last word of the phrase, and its other words in lower case that are no
+    qualifiers: names are the topic, not the thing counted ("GitHub Sponsors tiers")."""
+    rest = {_singular(w) for w in phrase[:-1] if w.islower() and w not in _QUALIFIERS}
+    return {_singular(phrase[-1]), *rest}
+
+
 def asked_types(question: str) -> list[AnswerType]:
     """The kinds of value the question asks for (usually none, at most a couple)."""
     return [t for t in TYPES if t.asks.search(question)]
 
 
 def unstated(question: str, texts: Sequence[str]) -> list[str]:
-    """Names of the kinds the question asks for that none of `texts` states."""
+    """Names of the kinds the question asks for that none of `texts` states (a count: that
+    no one text states)."""
     joined = "\n".join(texts)
-    return [t.name for t in asked_types(question) if not t.states.search(joined)]
+    out = [t.name for t in asked_types(question) if not t.states.search(joined)]
+    phrase = counted(question)
+    if (
+        phrase
+        and not _counted_nouns(phrase) <= _ENUMERATIONS
+        and not any(states_count(phrase, t) for t in texts)
+    ):
+        out.append(f"number of {' '.join(phrase)}")
+    return out

@@ -52,5 +52,6 @@ class RetrievalSettings(BaseModel):
     )
     answer_type_rule: bool = Field(
         description="refuse when the question asks for a price, size, percentage, duration, "
-        "date or phone number and no claim states one (server.query.answer_types)",
+        "date, phone number or a count ('how many X') and no claim states one "
+        "(server.query.answer_types)",
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.query.answer_types import asked_types, unstated
+from server.query.answer_types import asked_types, counted, unstated
 
 
 @pytest.mark.parametrize(
@@ -18,7 +18,7 @@ from server.query.answer_types import asked_types, unstated
         ("How long does the service keep audit log events?", ["duration"]),
         ("On what date will the new terms take effect?", ["date"]),
         ("What is the phone number of the designated agent?", ["phone number"]),
-        # left to the refusal model: their answers are often words
+        # a count is its own check (`counted`); "when" is left to the refusal model
         ("How many members can an organization have?", []),
         ("When does the cookie expire?", []),
         ("How long is the Great Wall of China?", []),  # a length, not a duration
@@ -55,3 +55,37 @@ def test_any_claim_of_the_answer_may_state_it() -> None:
     claims = ["The Team plan includes code review tools.", "It costs 4 dollars a seat."]
     assert unstated("How much does the Team plan cost?", claims) == []
     assert unstated("How do I enable CORS?", []) == []  # nothing asked, nothing missing
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("How many members can an organization have?", ("members",)),
+        (
+            "How many free GitHub Actions minutes does a plan get?",
+            ("free", "GitHub", "Actions", "minutes"),
+        ),
+        ("how many people live in Oslo", ("people", "live")),  # runs into the verb: any word counts
+        ("How do I enable CORS?", ()),
+    ],
+)
+def test_the_phrase_a_count_question_counts(question: str, phrase: tuple[str, ...]) -> None:
+    assert counted(question) == phrase
+
+
+def test_a_count_is_stated_by_a_number_with_the_counted_noun_in_one_claim() -> None:
+    q = "How many free accounts may one person have?"
+    assert unstated(q, ["A person may maintain no more than one free Account."]) == []
+    # a number without the noun answers something else: a notice period for a count of times
+    times = "How many times per year can I change my username?"
+    assert unstated(times, ["We give at least 30 days' notice of changes."]) == ["number of times"]
+    assert unstated(times, ["You may change it twice a year."]) == []
+    assert unstated(times, ["Usernames can be changed.", "Notice is 30 days."]) == [
+        "number of times"
+    ]  # the number and the noun in two claims do not state it
+    assert unstated("How many collaborators can I add?", ["Add unlimited collaborators."]) == []
+    assert unstated("How many repositories can I create?", ["Create a repository."]) == [
+        "number of repositories"
+    ]
+    # answered by a list, not a number: never checked
+    assert unstated("How many ways can I sign in?", ["Use SSH or HTTPS."]) == []
