@@ -16,9 +16,13 @@ after it, so the clean sentences beside an attack stay units; a unit that would 
 fenced span in (a lead-in whose code block holds a fenced comment, a list item) is dropped.
 
 Each unit also says what it is *not*: a pointer to other reading ("Read more about it in the
-docs"), an entry of a list of changes (release notes), a verb-less fragment. These are decided
-from general features (link share, a reading verb before a link, an issue or pull-request
-number, a word count), never from one corpus's phrases.
+docs"), an entry of a list of changes (release notes), a verb-less fragment, the writer's
+aside in the first person ("This combination ... was my favorite backend stack"). These are
+decided from general features (link share, a reading verb before a link, an issue or
+pull-request number, a word count, "I" or "my" before a lower-case word outside code and
+quotes), never from one corpus's phrases. An aside answers only a question about what
+someone said, thought, meant or recommends (the author's view, a song's story, "which library
+should I use").
 """
 
 from __future__ import annotations
@@ -64,6 +68,26 @@ _CHANGE_SECTION = re.compile(
 )
 _EMOJI_START = re.compile(r"^\W*[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _ASKS_LINK = re.compile(r"\b(?:link|url|where (?:can|do) i (?:read|find|learn))\b", re.I)
+# The writer speaking of themself: "I" or "my" before a lower-case word, "I'm" (not "World
+# War I and": an "I" after a capitalised word inside the sentence is a numeral; code spans
+# and quotations are removed first).
+_FIRST_PERSON = re.compile(
+    r"(?:^|(?<=[\s(,;:—-]))(?:(?P<i>I)\s+[a-z]\w*|I'(?:m|ve|d|ll)\b|[Mm]y\s+[a-z]\w*)"
+)
+_WORD_BEFORE = re.compile(r"(\S+)\s+$")
+# A tutorial's narration ("I'll show you later", "here I will explain") is no aside: the
+# sentence around it still states something ("... a single process per container, but I'll
+# tell you about it later").
+_NARRATION = re.compile(
+    r"I(?:'ll|\s+will)\s+(?:\w+\s+)?(?:show|tell|explain|teach|cover|talk|walk|give|guide)\b"
+)
+_QUOTED = re.compile(r"``.*?''|`[^`]*`|\"[^\"]*\"|“[^”]*”")
+_ASKS_WORDS = re.compile(
+    r"\b(?:said|say|says|views?|opinions?|think|thinks|thought|believes?|feel|felt|meaning|"
+    r"means|story|quote|claimed|author|creator|wrote|written|inspir\w*|history|favou?rite|name|"
+    r"recommend\w*|suggest\w*|prefer\w*|best)\b|\bshould\s+I\s+use\b|\bwhich\s+(?:\w+\s+)?should\b",
+    re.I,
+)
 _ASKS_VERSION = re.compile(
     r"\b(?:version|release|released|changelog|added in|since when|deprecated)\b|\d+\.\d+", re.I
 )
@@ -82,11 +106,13 @@ class Unit:
     pointer: bool = False
     changelog: bool = False
     fragment: bool = False
+    aside: bool = False
 
     @property
     def meta(self) -> bool:
-        """A unit that talks about other text rather than stating something."""
-        return self.pointer or self.changelog or self.fragment
+        """A unit that talks about other text, or about its writer, rather than stating
+        something."""
+        return self.pointer or self.changelog or self.fragment or self.aside
 
 
 def _sentences(
@@ -124,6 +150,18 @@ def is_pointer(text: str) -> bool:
     return bool(_READING_VERB.search(bare)) and bool(
         _LINK.search(bare) or _READING_TARGET.search(bare)
     )
+
+
+def is_aside(text: str) -> bool:
+    """The writer speaks of themself ("I tried ...", "my favorite stack"), outside code spans
+    and quotations."""
+    bare = _QUOTED.sub(" ", text)
+    for m in _FIRST_PERSON.finditer(bare):
+        before = _WORD_BEFORE.search(bare[: m.start()])
+        numeral = m.group("i") and before and before.start() > 0 and before.group(1)[:1].isupper()
+        if not numeral and not _NARRATION.match(bare, m.start()):
+            return True
+    return False
 
 
 def in_change_log(section_id: str) -> bool:
@@ -177,6 +215,7 @@ def _unit(
         pointer=bool(prose) and is_pointer(prose),
         changelog=bool(prose) and is_changelog(prose),
         fragment=kind in ("sentence", "item") and len(content_words(prose)) < _MIN_WORDS[kind],
+        aside=bool(prose) and is_aside(prose),
     )
 
 
@@ -341,9 +380,16 @@ def without_change_logs(question: str, hits: Sequence[Hit]) -> list[Hit]:
     return kept or list(hits)
 
 
+def asks_for_words(question: str) -> bool:
+    """The question asks what someone said, thought or meant: asides may answer it."""
+    return bool(_ASKS_WORDS.search(question))
+
+
 def admissible(unit: Unit, question: str) -> bool:
     """Whether a unit may be offered as a claim for this question at all."""
     if unit.fragment:
+        return False
+    if unit.aside and not asks_for_words(question):
         return False
     if unit.pointer and not asks_for_pointer(question):
         return False

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from server.core.contracts import Chunk, Offsets
-from server.query.evidence import admissible, in_change_log, is_changelog, is_pointer, units
+from server.query.evidence import (
+    admissible,
+    in_change_log,
+    is_aside,
+    is_changelog,
+    is_pointer,
+    units,
+)
 
 DOC = (
     "# Upload\n"  # 0..9
@@ -104,6 +111,31 @@ def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     assert pointer.pointer
     assert not admissible(pointer, "How do I test my app?")
     assert admissible(pointer, "Where can I read more about testing? Give me the link.")
+
+
+def test_the_writer_speaking_of_themself_is_an_aside() -> None:
+    assert is_aside("Flask with Marshmallow was my favorite backend stack for years.")
+    assert is_aside("I created another library on top of AnyIO.")
+    assert is_aside("Then I tried many frameworks.")
+    assert not is_aside("World War I and the years after it.")  # a numeral
+    assert not is_aside("Declare `/users/me` before `/users/{user_id}`.")  # code
+    assert not is_aside('The song opens with "my heart will go on".')  # a quotation
+    assert not is_aside("My Heart Will Go On topped the charts.")  # a title
+    # narration inside a sentence that states something
+    assert not is_aside("Run one process per container, but I'll tell you more later.")
+
+
+def test_an_aside_answers_only_questions_about_what_someone_said_or_recommends() -> None:
+    text = "Flask with Marshmallow was my favorite backend stack for years."
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    (aside,) = units(chunk)
+    assert aside.aside
+    assert aside.meta
+    assert not admissible(aside, "How do I mount a Flask app?")
+    assert admissible(aside, "What was the author's favorite stack before FastAPI?")
+    assert admissible(aside, "Which backend stack should I use?")
 
 
 def test_a_change_log_is_told_by_its_headings() -> None:
