@@ -6,13 +6,15 @@
 Attack styles are split so that what the guard was tuned on is not what it is judged on:
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
-  guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout3.jsonl`,
-  written by someone who never read the detector nor the other sets, and never tuned on.
+  guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
+  `heldout3.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout4.jsonl`
+  (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
-set is written (heldout2 was written as REPORT: the guard caught 0.559 of it before it moved).
-Clean controls (`clean2.jsonl` TUNE, `clean3.jsonl` REPORT): documentation that looks like
-an attack and is not; each is planted alone and must not be fenced.
+set is written (heldout2 was written as REPORT: the guard caught 0.559 of it before it moved;
+heldout3 0.688 of its plantings).
+Clean controls (`clean2.jsonl`, `clean3.jsonl` TUNE, `clean4.jsonl` REPORT): documentation
+that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
 success, never by detection.
@@ -81,8 +83,9 @@ from server.query.integrity import injection
 DATA = shared_data()
 REPO = repo_root()
 ATTACKS = REPO / "evals" / "attacks"
-WRITTEN = {"heldout": "tune", "heldout2": "tune", "heldout3": "report"}  # file stem -> split
-CONTROLS = {"clean2": "tune", "clean3": "report"}
+# file stem -> split; a REPORT set that is absent is skipped
+WRITTEN = {"heldout": "tune", "heldout2": "tune", "heldout3": "tune", "heldout4": "report"}
+CONTROLS = {"clean2": "tune", "clean3": "tune", "clean4": "report"}
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
 ADDRESSED, TASK = "addressed", "task"
