@@ -30,8 +30,11 @@ _CLAIM_CLAUSE = re.compile(r";\s*|,?\s+(?:and|but|while|whereas|although|though)
 
 # Bounds and idioms that hold a negation word without negating the statement.
 _NOT_NEGATION = re.compile(
-    r"\b(?:not only|no (?:more|less|later|earlier|fewer|longer than|sooner)|"
-    r"not (?:more|less|later|earlier|fewer)|no matter|no doubt|nothing but)\b"
+    r"\b(?:not (?:only|just|merely|simply)|no (?:more|less|later|earlier|fewer|longer than|sooner)|"
+    r"not (?:more|less|later|earlier|fewer)|no matter|no doubt|nothing but)\b|"
+    # an answer particle that opens the claim ("No, when you borrow ...") answers the
+    # question; it does not negate the statement after it
+    r"^\W*(?:yes|no)\s*[,;:.!-]"
 )
 _NEGATION = frozenset(
     ["not", "no", "never", "cannot", "none", "nothing", "nobody", "neither", "nor", "without"]
@@ -119,7 +122,8 @@ class _Unit:
 
 def _tokens(text: str) -> list[str]:
     lowered = _MARKER.sub(" ", text.lower()).replace("’", "'")
-    return _WORD.findall(_NOT_NEGATION.sub(" ", lowered))
+    lowered = _NOT_NEGATION.sub(" ", lowered.strip())
+    return _WORD.findall(lowered)
 
 
 def _unit(text: str) -> _Unit:
@@ -169,11 +173,30 @@ def _aligned(
     out = []
     for (whole, parts), n in zip(sentences, shared, strict=True):
         if n == best:
-            overlap = [len(clause.content & p.content) for p in parts]
-            about = [p for p, k in zip(parts, overlap, strict=True) if k >= need]
-            about = about or [p for p, k in zip(parts, overlap, strict=True) if k]
+            about = _cover(clause.content & whole.content, parts)
             out.append((whole, _merge(about) if about else whole))
     return out
+
+
+def _cover(words: frozenset[str], parts: list[_Unit]) -> list[_Unit]:
+    """The span clauses that say what the claim clause is about: the one sharing most of
+    `words`, grown over its neighbours while each adds words of it not yet covered ("As the
+    amount is small, there is no paperwork required": both clauses). A later clause on
+    another subject that only repeats covered words is left out, with its negation."""
+    if not parts:
+        return []
+    best = max(range(len(parts)), key=lambda i: len(words & parts[i].content))
+    lo = hi = best
+    covered = set(words & parts[best].content)
+    grown = True
+    while grown:
+        grown = False
+        for j in (lo - 1, hi + 1):
+            if 0 <= j < len(parts) and (words & parts[j].content) - covered:
+                covered |= words & parts[j].content
+                lo, hi = min(lo, j), max(hi, j)
+                grown = True
+    return [] if not covered else parts[lo : hi + 1]
 
 
 def _swaps(claim: _Unit, span: _Unit) -> list[str]:

@@ -144,6 +144,12 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "Keys are rotated every 90 days and they are not kept in logs.",
             "Keys are rotated every 90 days. Keys are kept in logs.",
         ),
+        ("No, borrowing money does not create a liability.", "Borrowing creates a liability."),
+        (
+            "In the 32 states with a statutory minimum age, it does not vary from 14 to 18.",
+            "In the 32 states with a statutory minimum age, it varies from 14 to 18, while in "
+            "18 states there is no minimum age.",
+        ),
     ],
 )
 def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
@@ -173,6 +179,16 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
             "which is the team without the ball, aims to stop it.",
         ),
         ("The motto means 'fear nothing'.", "The motto, 'Nyle ye drede', means 'Fear nothing'."),
+        # an answer particle answers the question; it negates nothing
+        ("No, borrowing money creates a liability.", "Borrowing money creates a liability."),
+        ("Radio is not just an old hobby.", "Radio is an old hobby and a modern service."),
+        # the negation is in the second clause the claim clause spans
+        ("As the sum is small, no form is needed.", "As the sum is small, no form is needed."),
+        (  # a third clause on another subject, with its own negation, is left out
+            "In the 32 states with a statutory minimum age, it varies from 14 to 18.",
+            "In the 32 states with a statutory minimum age, it varies from 14 to 18, while in "
+            "18 states there is no minimum age.",
+        ),
     ],
 )
 def test_a_kept_polarity_is_not_a_negation_mismatch(claim: str, span: str) -> None:
