@@ -7,15 +7,15 @@ answer it (a liability cap in dollars for a file-size question, a 30-day notice 
 "how many times" question): the answer is refused with the kind named, instead of shown.
 
 Only kinds whose values have an unmistakable surface form are checked (a currency, a byte
-unit, a percent sign, a time unit, a year or month, a phone number). "How many <things>" is
-a count: it is stated by a claim that holds a number (digits, a number word, "once",
-"unlimited", "no more than one") together with the counted noun ("one free Account" for
-"how many free accounts"); a number without the noun does not count ("30 days' notice" for
-"how many times can I change my username"). A bare "when" is left to the refusal model,
-because its answers are often words ("when the request is closed"); so is "how many ways /
-kinds / things", answered by a list. The question patterns are English and general, never a
-corpus's phrases. Measured on the dev gold sets and HaluEval-QA (see the note on
-`retrieval.answer_type_rule`).
+unit, a percent sign, a time unit, a year or month, a phone number). "How many <things>" (or
+"what is the maximum number of <things>") is a count: it is stated by a claim that holds a
+number (digits, a number word, "once", "unlimited", "no more than one") together with the
+counted noun ("one free Account" for "how many free accounts"); a number without the noun
+does not count ("30 days' notice" for "how many times can I change my username"). A bare
+"when" is left to the refusal model, because its answers are often words ("when the request
+is closed"); so is "how many ways / kinds / things", answered by a list. The question
+patterns are English and general, never a corpus's phrases. Measured on the dev gold sets
+and HaluEval-QA (see the note on `retrieval.answer_type_rule`).
 """
 
 from __future__ import annotations
@@ -115,9 +115,17 @@ def _words(text: str) -> frozenset[str]:
 
 
 # "How many <counted noun phrase> <verb> ...": the phrase ends before the first of these words.
-_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[\w'’-]+\s*){1,6})", _I)
+# ... or "What is the (maximum) number of <counted noun phrase> ...".
+_HOW_MANY = re.compile(
+    r"\b(?:how\s+many|what(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:(?:minimum|maximum|min|max|"
+    r"total|exact|average|default|largest|smallest|highest|lowest|typical|allowed)\s+)?"
+    r"number\s+of)\s+"
+    r"((?:[\w'’-]+\s*){1,6})",
+    _I,
+)
 _PHRASE_END = _words(
-    "do does did can could are is was were will would should must may might have has "
+    "a an the do does did can could are is was were will would should must may might have "
+    "has "
     "had per in on at by for of to from with that which who whom get gets each every "
     "i you we they it there he she my your our their this these those"
 )

@@ -66,6 +66,8 @@ def test_any_claim_of_the_answer_may_state_it() -> None:
             ("free", "GitHub", "Actions", "minutes"),
         ),
         ("how many people live in Oslo", ("people", "live")),  # runs into the verb: any word counts
+        ("What is the maximum number of routes a router can hold?", ("routes",)),
+        ("Which variable sets the number of workers?", ()),  # asks for a variable, not a count
         ("How do I enable CORS?", ()),
     ],
 )
