@@ -322,11 +322,23 @@ def _by_role(c: Mention, spans: list[Mention], same: list[Mention]) -> str | Non
         days = [s for s in spans if s.day and s.value != c.value]
         if days:
             return f"{c.value} as a day where the span's date has {days[0].value}"
+        if month := _undated_month(c, spans, same):
+            return f"{c.value} as a day of {month} where the span's {month} date has no such day"
     if c.role and c.partner and not any(s.role == c.role and s.partner == c.partner for s in same):
         ends = [s for s in spans if s.role == c.role and s.partner == c.partner]
         if ends:
             return f"{c.value} where the span's range to {c.partner} gives {ends[0].value}"
     return None
+
+
+def _undated_month(c: Mention, spans: list[Mention], same: list[Mention]) -> str | None:
+    """The month of the claim's day ('March 6') when the span dates that month ('March
+    1733') and never puts the claim's number next to it: the day is the claim's own."""
+    month = next((w for w, k in c.context if w in _MONTHS and k >= 1.0), None)
+    if month is None or any(dict(s.context).get(month, 0.0) >= 1.0 for s in same):
+        return None
+    dated = any(dict(s.context).get(month, 0.0) >= 1.0 for s in spans)
+    return month.title() if dated else None
 
 
 def misplaced_numbers(claim: str, span: str) -> list[str]:

@@ -90,6 +90,8 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
             "After the 10 - minute overtime the game ends. In the playoffs, 15 - minute "
             "periods continue until a winner.",
         ),
+        # a day the span's month never has: it dates June by its year, 8 is a volume
+        ("The charter of June 8 was signed", "The charter of June 1215 was signed ( vol. 8 )."),
     ],
 )
 def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -> None:
@@ -121,6 +123,7 @@ def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -
         ("It was won on 21 July 1861", "It was won on July 21 , 1861, 25 miles away."),
         ("Sales from March 2019, 2020 and 2021", "Sales from March 2019, 2020 and 2021 rose."),
         ("It may 3 times fail", "It may fail 3 times on May 5"),  # 'may' the modal
+        ("The charter of June 8 was signed", "It was signed on the 8th of June 1215."),
     ],
 )
 def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> None:
