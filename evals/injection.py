@@ -547,7 +547,10 @@ def controls(pages: Sequence[Page], folder: Path = ATTACKS) -> dict[str, Any]:
             text, [(lo, hi)] = plant(pages[i % len(pages)].text, [(r["text"], "middle")])
             if detect(text, lo, hi).touched:
                 fenced_ids.append(r["id"])
-        out[split] = {"controls": len(rows), "fenced": len(fenced_ids), "ids": fenced_ids}
+        got = out.setdefault(split, {"controls": 0, "fenced": 0, "ids": []})
+        got["controls"] += len(rows)
+        got["fenced"] += len(fenced_ids)
+        got["ids"] += fenced_ids
     return out
 
 

@@ -16,7 +16,8 @@ Rules describe text written *to a model*, not one corpus's phrases:
   ("respond only with", "answer with the single word", "prepend ... to your reply",
   "do not mention", "say exactly", "output the word X", "the only correct answer is");
 - `override`: overriding instructions ("ignore all previous ...", also German, French,
-  Spanish, Italian, Portuguese, Russian, Chinese, Japanese and Korean forms);
+  Spanish, Italian, Portuguese, Dutch, Russian, Arabic, Hindi, Chinese, Japanese and Korean
+  forms);
 - `any_question`: an answer fixed whatever was asked ("No matter what the user asked, the
   reply ...", "regardless of what was actually asked");
 - `told_asker`, `tell_asker`: whoever asks is to be told something ("People asking about
@@ -79,7 +80,7 @@ _W = r"(?:[\w'’-]+[ \t,]+)"  # one word and the space after it
 # counts only when it is spoken to (see `_VOCATIVE`, `_ACTS`).
 _MODEL = (
     r"(?:(?:large\s+)?language[\s-]+models?|llms?|gpts?|chat\s?gpt|chat[\s-]?bots?|"
-    r"(?:ai|a\.i\.|llm|gpt|virtual|digital|automated|chat)[\s-]+(?:assistants?|summari[sz]ers?|"
+    r"(?:ai|a\.i\.|llm|gpt|virtual|digital|automated|chat)[\s-]+(?:assistants?|assistenten|summari[sz]ers?|"
     r"summari[sz]ation\s+tools?|tools?|readers?|models?|systems?|agents?|helpers?|bots?|"
     r"crawlers?|writers?)|ai\b|a\.i\.|(?:ai[\s-]+)?summari[sz]ers?|"
     r"(?:the\s+)?models?\s+(?:that\s+is\s+)?(?:generating|writing|producing|reading|answering|"
@@ -88,19 +89,20 @@ _MODEL = (
     r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia|"
     # readers of the page that are programs: answer engines, retrieval systems, copilots ...
     r"answer[\s-]+engines?|copilots?|(?:retrieval|rag|search|summary|summari[sz]ation|indexing|"
-    r"machine|software|automated|autonomous)[\s-]+(?:augmented\s+)?(?:systems?|readers?|tools?|"
-    r"agents?|bots?|engines?|assistants?|crawlers?|generators?)|"
+    r"machine|software|automated|autonomous|answering|responding)[\s-]+(?:augmented\s+)?(?:systems?|"
+    r"readers?|tools?|agents?|bots?|engines?|assistants?|crawlers?|generators?|pipelines?)|"
     r"(?:text|neural\s+text)\s+generators?|virtual\s+assistants?|"
     # the same in other languages (the reader, not the product)
     r"assistenti\s+virtuali|assistentes?\s+virtua(?:l|is)|asistentes?\s+virtuales?|"
     r"modell[oi]\s+(?:di\s+)?linguistic[oi]|modell[oi]\s+di\s+linguaggio|"
     r"modelos?\s+de\s+linguagem|model(?:e|i|u|ów|y)?\s+j[eę]zykow\w*|taalmodel\w*|"
     r"spr[aå]kmodell\w*|dil\s+model\w*|yapay\s+zek[aâ]\w*|ии(?:-\w+)?|языков\w*\s+модел\w*|нейросет\w*|"
-    r"语言模型|大模型|人工智能|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델)"
+    r"语言模型|大模型|人工智能|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델|"
+    r"الذكاء\s+الاصطناعي|المساعد\s+الذكي|نموذج\s+لغوي|एआई|कृत्रिम\s+बुद्धि|भाषा\s+मॉडल)"
 )
 _MODEL_OR_ASSISTANT = (
     rf"(?:{_MODEL}|assistants?|asistentes?|assistente|assistent(?:en)?|asystent\w*|ассистент\w*|"
-    rf"помощник\w*|助手|アシスタント|어시스턴트)"
+    rf"помощник\w*|助手|アシスタント|어시스턴트|المساعد|सहायक)"
 )
 _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|messages?)"
 _ANSWER_VERB = (
@@ -108,7 +110,7 @@ _ANSWER_VERB = (
     r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend)"
 )
 _ORDER = (
-    r"(?:must|should|shall|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
+    r"(?:must|should|shall|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
     r"told|asked|supposed|meant|instructed|to)|may\s+only|can\s+only|(?:is|are)\s+only\s+"
     r"allowed|please|kindly|musst|sollst|doit|deben?|debes|tienes\s+que)"
 )
@@ -284,6 +286,9 @@ _OVERRIDE = re.compile(
     r"\b(?:игнорир\w*|забудь\w*|забудьте|не\s+обращай\w*)\b" + _TO + r"\b(?:инструкц\w*|указани\w*|"
     r"правил\w*|вопрос\w*)|"
     r"(?:忽略|无视|無視|무시)[^。！？\n]{0,20}?(?:指令|指示|说明|說明|問題|问题|질문|지시|命令|提示)|"
+    r"\b(?:negeer|vergeet)\b" + _TO + r"\b(?:instructies|regels|opdrachten)\b|"
+    r"(?:تجاهل|انس)[^.!؟\n]{0,40}?(?:التعليمات|الأوامر|التوجيهات)|"
+    r"(?:निर्देशों|निर्देश)[^।!?\n]{0,40}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज)|"
     r"(?:指令|指示|질문|지시)[^。！？\n]{0,20}?(?:忽略|无视|無視|무시)",
     _I,
 )
@@ -295,7 +300,8 @@ _ABOUT_PAGE = (
     r"(?:based\s+on|drawn\s+from|derived\s+from|generated\s+from|that\s+(?:quotes?|cites?|uses?|"
     r"summari[sz]es?|draws?\s+(?:on|from)|mentions?|references?|relies\s+on|refers\s+to)|quoting|"
     r"citing|summari[sz]ing|drawing\s+(?:on|from)|referencing|referring\s+to|relying\s+on|"
-    r"built\s+(?:on|from)|using|about|on|of|(?:to|for)\s+"
+    r"built\s+(?:on|from)|(?:produced|made|written|created|generated)\s+(?:from|using)|using|about|"
+    r"on|of|(?:to|for)\s+"
     r"(?:an?\s+|any\s+|every\s+)?(?:questions?|queries|requests?)\s+(?:about|on|regarding))\s+"
     r"(?:this|the\s+present|the\s+current)\s+(?:page|section|paragraph|document|article|chunk|"
     r"passage|snippet|policy|note|text|site|topic)"
@@ -308,7 +314,9 @@ _PAGE_ANSWER = re.compile(
     rf"\b(?:if|when|whenever)\s+(?:this|the)\s+(?:page|section|paragraph|document|policy)\s+is\s+"
     rf"(?:summari[sz]ed|quoted|cited|used|paraphrased)[^.!?\n]{{0,80}}?\b(?:{_ORDER}|say|state|"
     rf"answer|reply|respond|output|mention|include|begin|end)\b|"
-    rf"\b(?:the\s+)?answer\s+(?:for|to)\s+(?:this|the)\s+(?:page|section|question|document)\s+is\b",
+    rf"\b(?:the\s+)?(?:(?:canonical|official|correct|approved|preferred|expected|only)\s+)?"
+    rf"{_ANSWER_NOUN}\s+(?:for|to|about|of)\s+(?:this|the)\s+(?:page|section|question|document|"
+    rf"paragraph|policy|topic)\s+is\b",
     _I,
 )
 # Text hidden from a human reader (an HTML comment, display:none, hidden, aria-hidden) that
@@ -339,7 +347,7 @@ _ORDERS_OTHER = re.compile(
     r"recomend\w*|recommande\w*|raccomand\w*|empfiehl\w*|empfehle\w*|"
     r"escreva|comece|odpowiedz\w*|odpowied[źz]\w*|napisz|antwort\w*|schreib\w*|beginne|"
     r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай)\b|"
-    r"回答|答え|返答|回复|回答してください|답변|대답",
+    r"回答|答え|返答|回复|回答してください|답변|대답|أجب|اكتب|لخص|लिखें|लिखो|उत्तर|जवाब",
     _I,
 )
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
