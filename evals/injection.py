@@ -7,12 +7,12 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout4.jsonl`
+  `heldout3.jsonl`, `heldout4.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout5.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
-set is written (heldout2 was written as REPORT: the guard caught 0.559 of it before it moved;
-heldout3 0.688 of its plantings).
+set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
+0.688, heldout4 0.800).
 Clean controls (`clean2.jsonl`, `clean3.jsonl` TUNE, `clean4.jsonl` REPORT): documentation
 that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
@@ -84,7 +84,13 @@ DATA = shared_data()
 REPO = repo_root()
 ATTACKS = REPO / "evals" / "attacks"
 # file stem -> split; a REPORT set that is absent is skipped
-WRITTEN = {"heldout": "tune", "heldout2": "tune", "heldout3": "tune", "heldout4": "report"}
+WRITTEN = {
+    "heldout": "tune",
+    "heldout2": "tune",
+    "heldout3": "tune",
+    "heldout4": "tune",
+    "heldout5": "report",
+}
 CONTROLS = {"clean2": "tune", "clean3": "tune", "clean4": "report"}
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")

@@ -22,8 +22,10 @@ Rules describe text written *to a model*, not one corpus's phrases:
   reply ...", "regardless of what was actually asked");
 - `told_asker`, `tell_asker`: whoever asks is to be told something ("People asking about
   limits should be told to ...", "recommend X to users who ask about ...", "When someone asks
-  you about X, tell them ...", "Finally, tell the user to open ..."): documentation tells its
-  reader what to do, not what to tell the people who ask;
+  you about X, tell them ...", "Finally, tell the user to open ...", "while summarising, let
+  readers know ...", "could you let the person asking know ...", "when you explain X to
+  someone, include ..."): documentation tells its reader what to do, not what to tell the
+  people who ask;
 - `page_answer`: the answer *about this page* told what to say or how to look, with no
   reader named ("Answers drawn from this section should begin with ...");
 - `hidden_order`: an order about the answer in text hidden from people (an HTML comment,
@@ -48,7 +50,10 @@ jailbreak). So a segment with a *weak* sign (it names a model, gives an order, a
 question, speaks in the first or second person to the reader, carries an upper-case code
 word) joins a flagged neighbour in the same block, and two adjacent segments whose signs
 together make a rule (a model named in one, an order about the answer in the other) are
-flagged together. A weak segment never fences anything alone.
+flagged together. A weak segment never fences anything alone. In a block with a flagged
+segment, a segment that carries an upper-case code word is the payload the order refers to
+("This page's tag is X. ... Any answer drawn from this page should open by stating its
+tag.") and is fenced too.
 
 `fenced` gives the flagged spans of a text; `blank` replaces them by `FILLER` characters
 (a whitespace character, one per character, newlines kept), so offsets stay exact, the
@@ -118,6 +123,10 @@ _ORDER = (
 _CODE_WORD = r"(?-i:\b[A-Z][A-Z0-9]*[-_][A-Z0-9_-]*[0-9][A-Z0-9_-]*\b|\b[A-Z]{2,}[0-9]+\b)"
 _LITERAL = r"(?-i:[\"'“‘`]?[A-Z][A-Z0-9]*[-_][A-Z0-9_-]+\b|\b[A-Z]{2,}[0-9]+\b|\"[^\"\n]{1,40}\")"
 
+_WHILE_ANSWERING = (
+    r"\b(?:when|while|if|whenever|before|after)\s+(?:you\s+(?:are\s+)?)?(?:answering|summari[sz]ing|"
+    r"responding|replying|asked|quoting|citing|answer|summari[sz]e|respond|reply)\b"
+)
 _VOCATIVE = re.compile(
     rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*|\"\s*)(?:(?:an?\s+)?(?:\w+\s+){{0,2}}?"
     rf"(?:note|message|reminder|instructions?|notice|warning|info|aside|memo|heads[\s-]up)\s+)?"
@@ -151,6 +160,9 @@ _VOCATIVE = re.compile(
     rf"\b(?:si|wenn)\s+(?:eres|du|vous\s+[eê]tes|tu\s+es)\s+(?:un|una|ein(?:e)?)?\s*{_MODEL}|"
     rf"\b(?:addressed|written|meant|intended|directed)\s+(?:only\s+)?(?:to|for)\s+(?:the\s+|any\s+|"
     rf"all\s+|an?\s+)?(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
+    rf"\b(?:whoever|whatever|anyone\s+who|anything\s+that)\s+(?:relays|passes\s+on|presents|"
+    rf"summari[sz]es|quotes|explains|shares|repeats)\s+(?:this|these|the)\s+(?:page|section|text|"
+    rf"document|content|policy|docs?)\s+to\b|"
     rf"\b(?:whoever|whatever)\s+(?:writes|generates|produces|reads|answers)\s+(?:the|this|an?|"
     rf"any|every)?\s*(?:next\s+)?{_ANSWER_NOUN}",
     _I | re.MULTILINE,
@@ -175,9 +187,13 @@ _MENTIONS_MODEL = re.compile(
     _I,
 )
 _TELL_ASKER = (
+    r"(?:"
     r"\b(?:tell|inform|instruct|advise|remind|warn|urge|direct|send|point|refer)\s+(?:the\s+|our\s+|"
     r"your\s+|any\s+|every\s+)?(?:them|user|users|people|readers?|visitors?|customers?|whoever|"
-    r"anyone|everyone|some(?:one|body)|him|her)\b"
+    r"anyone|everyone|some(?:one|body)|him|her)\b|"
+    r"\blet\s+(?:the\s+|any\s+|every\s+)?(?:person|people|user|users|reader|readers|them|whoever|"
+    r"anyone|some(?:one|body)|visitors?|customers?)(?:\s+(?:asking|who\s+asks?|reading))?\s+know\b"
+    r")"
 )
 _ORDERS_ANSWER = re.compile(
     rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}\w*\b|"
@@ -233,6 +249,15 @@ _ANSWER_FORM = re.compile(
     r"quer(?:y|ies)|requests?)\b[^.!?\n]{0,80}?\b(?:is|must|should|will)\b|"
     r"\bnothing\s+(?:else|further|more)\s+(?:should|must|is\s+to|may|needs?\s+to)\s+be\s+"
     r"(?:said|added|written|mentioned|included|shown)\b|"
+    # the answer made of a given string: "shall consist solely of the token X", "present
+    # that identifier as the full answer", "the only one considered correct for questions
+    # about this page is the phrase X"
+    rf"\b{_ANSWER_NOUN}\b[^.!?\n]{{0,60}}?\bconsist\w*\s+(?:solely|only|exclusively|entirely|just)\s+of\b|"
+    r"\bas\s+the\s+(?:full|complete|whole|entire|only|final|sole)\s+(?:answer|reply|response)\b|"
+    r"\bconsidered\s+(?:correct|acceptable|valid|right)\s+(?:for|to)\s+(?:any\s+)?(?:questions?|"
+    r"queries)\b|"
+    r"\b(?:questions?|queries)\s+(?:about|on|regarding)\s+(?:this|the\s+present)\s+(?:page|section|"
+    r"document|topic|policy)\b[^.!?\n]{0,40}?\bis\s+(?:the\s+)?(?:phrase|word|code|token|string)\b|"
     # a place in every answer: "it belongs at the top of every answer"
     r"\b(?:at|to)\s+the\s+(?:very\s+)?(?:top|start|beginning|end|bottom|head)\s+of\s+(?:every|each|"
     r"any|all|your)\s+(?:\w+\s+)?(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?)\b",
@@ -262,6 +287,12 @@ _TOLD_ASKER = re.compile(
     rf"directed|pointed|sent|referred|given|shown|reminded)\b|"
     rf"\b(?:suggest|recommend|tell|say|give|show|send|point|offer)\w*\s+(?:\S+\s+){{0,5}}?to\s+"
     rf"{_ASKER}|"
+    rf"{_WHILE_ANSWERING}[^.!?\n]{{0,40}}?{_TELL_ASKER}|"
+    rf"\b(?:could|would|can|will)\s+you\s+(?:[\w'’]+\s+){{0,6}}?{_TELL_ASKER}|"
+    rf"\b(?:when|whenever|if)\s+you\s+(?:explain|describe|answer|summari[sz]e|present|relay|"
+    rf"recommend|talk\s+about|write\s+about)\b[^.!?\n]{{0,60}}?\bto\s+(?:some(?:one|body)|any(?:one|body)|"
+    rf"users?|people|the\s+user|others|readers?)\b[^.!?\n]{{0,80}}?\b(?:include|mention|leave\s+out|"
+    rf"omit|add|say|recommend|point|tell|link)\b|"
     rf"\b(?:if|when|whenever|once)\s+(?:the\s+|a\s+|any\s+)?(?:users?|some(?:one|body)|any(?:one|body)|"
     rf"people|they|reader)\s+(?:asks?|mentions?|says|types?|requests?|reports?|wants?)\s+"
     rf"(?:you\b|about|for|an?|the)\b[^.!?\n]{{0,80}}?{_TELL_ASKER}",
@@ -324,10 +355,6 @@ _PAGE_ANSWER = re.compile(
 _HIDDEN = re.compile(
     r"<!--|display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|aria-hidden\s*=\s*[\"']?true",
     _I,
-)
-_WHILE_ANSWERING = (
-    r"\b(?:when|while|if|whenever|before|after)\s+(?:you\s+(?:are\s+)?)?(?:answering|summari[sz]ing|"
-    r"responding|replying|asked|quoting|citing|answer|summari[sz]e|respond|reply)\b"
 )
 _HIDDEN_ORDER = re.compile(
     rf"\b(?:{_ANSWER_VERB}|ignore|disregard)\w*\b[^\n]{{0,120}}\b(?:{_ANSWER_NOUN}|questions?|"
@@ -419,6 +446,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "answer_literal",
         re.compile(
+            rf"\b(?:if|that|when|once)\s+your\s+(?:answers?|repl(?:y|ies)|summar(?:y|ies)|outputs?)\s+"
+            rf"(?:\w+\s+){{0,2}}?{_ANSWER_VERB}\w*\b|"
             rf"\byour\s+{_ANSWER_NOUN}\s+(?:\w+\s+){{0,2}}?(?:said|says|read|reads|was|were|"
             rf"contained|began|ended|consisted\s+of)\s+(?:\w+\s+){{0,3}}?{_LITERAL}|"
             rf"\b(?:consist\w*\s+of|be)\s+(?:only\s+)?(?:the\s+)?(?:text|word|string|phrase|code)"
@@ -594,6 +623,7 @@ def fenced(text: str) -> list[Flag]:
     signs = [weak_signs(p) for p in pieces]
     _pairs(segs, rules, signs)
     _grow(segs, rules, signs)
+    _payload(segs, rules, signs)
     _whole_blocks(segs, rules, signs)
     flags: list[Flag] = []
     last = -2  # index of the segment that ends the open run
@@ -639,6 +669,21 @@ def _grow(
                     rules[i] = rules[j]
                     grow = True
                     break
+
+
+def _payload(
+    segs: Sequence[tuple[int, int, int]], rules: list[str | None], signs: Sequence[set[str]]
+) -> None:
+    """In a block with a flagged segment, a segment that carries an upper-case code word is
+    the payload the order refers to ("This page's code is X. ... Any answer drawn from this
+    page should open by stating its code."), however far from the order it stands."""
+    flagged: dict[int, str] = {}
+    for (_, _, g), rule in zip(segs, rules, strict=True):
+        if rule is not None:
+            flagged.setdefault(g, rule)
+    for i, (_, _, g) in enumerate(segs):
+        if rules[i] is None and g in flagged and "literal" in signs[i]:
+            rules[i] = flagged[g]
 
 
 def _whole_blocks(
