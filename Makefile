@@ -84,7 +84,7 @@ eval-prose: setup
 # The support verifier: a cross-encoder on the MiniLM weights, trained on the shared data's
 # training splits (models/verifier/MODEL_CARD.md; the first run was not fit for use).
 train-verifier: setup
-	$(BIN)/python -m evals.training.verifier --epochs 2 --lr 3e-5 --budget-s 2700
+	$(BIN)/python -m evals.training.verifier --epochs 3 --lr 5e-5 --budget-s 2700
 
 # The prompt-injection classifier (models/injection/MODEL_CARD.md; not hooked in: ties the rules).
 train-injection: setup

@@ -227,3 +227,21 @@ def test_relevance_and_support_embed_an_answers_claims_once(settings: Settings) 
     assert embedder.calls == [2]  # the two texts, in one batch (the question is a query)
     warm(scorer, [CLAIM, SUPPORTS, CONTRADICTS])
     assert embedder.calls == [2, 1]  # only the text relevance did not see
+
+
+@pytest.mark.model
+def test_the_committed_verifier_scores_a_supported_claim_above_its_flipped_copies() -> None:
+    """The trained verifier in `models/verifier` (MODEL_CARD.md), pairs written by hand."""
+    scorer = build_support_scorer(
+        load_settings(integrity={"nli_path": "models/verifier"}), HashEmbedder()
+    )
+    assert isinstance(scorer, CrossEncoderSupportScorer)
+    span = "Uploaded files larger than 100 MB are rejected by the server."
+    supported, negated, other = scorer.support_many(
+        [
+            ("The server rejects uploads over 100 MB.", span),
+            ("The server accepts uploads over 100 MB.", span),
+            ("The capital of France is Paris.", span),
+        ]
+    )
+    assert supported > negated and supported > other
