@@ -736,6 +736,8 @@ def judge(case: Case, composed: Composed) -> dict[str, Any]:
     if case.kind == "good":
         row["passed"] = [shown_with_pass(composed, c) for c in case.claims]
         row["fates"] = [_fate(composed, c.id) for c in case.claims]
+        row["codes"] = [_codes(composed, c.id) for c in case.claims]
+        row["texts"] = [c.text[:300] for c in case.claims]
         return row
     target = next(c for c in case.claims if c.id == case.target)
     row.update(
@@ -1120,6 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
             "total": round(time.perf_counter() - started, 1),
         },
         "rows": rows_test,
+        "rows_dev": rows_dev,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
