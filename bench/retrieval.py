@@ -20,11 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.retrieval_metrics import docs_in_order, mean_scores
+from evals.runner import open_scratch
 from ingest.pipeline import ingest_paths
 from server.core.paths import shared_data
 from server.core.ports import SearchMode
 from server.core.settings import load_settings
-from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.engine import build_embedder, build_sparse
 from server.query.rerank import build_reranker, rerank
 from server.query.retrieve import recall
 
@@ -72,7 +73,7 @@ def main() -> None:
         }
     )
     embedder, sparse = build_embedder(settings), build_sparse(settings)
-    store = open_index(settings, embedder, sparse)
+    store = open_scratch(settings, embedder, sparse)
     if len(store.docs()) != len(corpus):
         with tempfile.TemporaryDirectory() as tmp:
             for doc_id, text in corpus.items():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,11 +29,14 @@ from evals.gold import GoldItem, GoldSpan, read_gold, resolve
 from ingest.loaders import normalise
 from ingest.pipeline import ingest_paths
 from server.core.contracts import Answer, CheckCode, ClaimType
-from server.core.errors import InputError
+from server.core.errors import IndexMismatchError, InputError
 from server.core.markdown import section_bounds
+from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings
 from server.query.answer import Engine, answer
 from server.query.engine import build_embedder, build_engine, build_sparse, open_index
+
+_log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 RESAMPLES = 1000
@@ -190,10 +194,20 @@ def scratch_settings(settings: Settings, corpus: Path) -> Settings:
     return settings.model_copy(update={"data_dir": settings.data_dir / "eval" / key})
 
 
+def open_scratch(settings: Settings, embedder: Embedder, sparse: SparseEncoder) -> ChunkStore:
+    """A scratch index of the evals (a cache of a corpus, never a user's index): one built
+    with another identity (an older chunker, another model) is rebuilt rather than refused."""
+    try:
+        return open_index(settings, embedder, sparse)
+    except IndexMismatchError as exc:
+        _log.warning("scratch index %s: %s; rebuilding it", settings.data_dir, exc)
+        return open_index(settings, embedder, sparse, rebuild=True)
+
+
 def prepare(settings: Settings, corpus: Path) -> Engine:
     """Ingest (idempotently) and build the engine over the scratch index."""
     embedder, sparse = build_embedder(settings), build_sparse(settings)
-    store = open_index(settings, embedder, sparse)
+    store = open_scratch(settings, embedder, sparse)
     try:
         ingest_paths([corpus], settings=settings, embedder=embedder, sparse=sparse, store=store)
     finally:

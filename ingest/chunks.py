@@ -6,8 +6,9 @@ import hashlib
 
 from ingest.chunking import Span, doc_root, markdown_sections, pack, page_sections
 from server.core.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
-from server.core.markdown import slugify
+from server.core.markdown import heading_path, slugify
 from server.core.ports import Embedder
+from server.core.text import HEADING_SEPARATOR
 
 
 def content_hash(text: str) -> str:
@@ -72,6 +73,7 @@ def build_chunks(
                 updated_at=doc.updated_at,
                 content_hash=chash,
                 page=span.page,
+                heading=HEADING_SEPARATOR.join(heading_path(doc.text, span.start)),
             )
         )
     return chunks

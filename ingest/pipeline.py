@@ -6,8 +6,9 @@ then retire the old revision's chunks. A crash before the flip leaves the previo
 live; the orphaned new chunks are invisible and are retired by the next successful run of
 that document.
 
-Only chunk texts the live revision lacks are embedded: an unchanged chunk keeps its stored
-vector (found by `content_hash`), and identical texts in one batch are embedded once.
+Only embedded inputs the live revision lacks are embedded: a chunk whose text, title and
+heading path are unchanged keeps its stored vector (found by `embed_key`), and identical
+inputs in one batch are embedded once.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from server.core.contracts import (
 from server.core.identity import index_hash
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings
+from server.core.text import embed_input, embed_key
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, str], None]  # (event, path): "upserted" then "done" per document
@@ -106,7 +108,7 @@ def _record(doc: SourceDoc, chunks: int) -> DocRecord:
 
 class Written(Frozen):
     chunks: int = 0
-    embedded: int = 0  # the rest kept the vector of an identical text
+    embedded: int = 0  # the rest kept the vector of an identical embedded input
 
 
 def _vectors(
@@ -118,9 +120,10 @@ def _vectors(
 ) -> tuple[list[list[float]], int]:
     """Every pending chunk's dense vector, and how many texts the model had to embed.
 
-    A chunk whose text the document's live revision already holds keeps that vector (same
-    store, so same model: the index identity pins it), and each distinct remaining text is
-    embedded once. Chunks never cross sections, so an edit re-embeds only its own section:
+    A chunk whose embedded input (`server.core.text.embed_input`: title, heading path, text)
+    the document's live revision already holds keeps that vector (same store, so same model:
+    the index identity pins it), and each distinct remaining input is embedded once. Chunks
+    never cross sections, so an edit re-embeds only its own section:
     over 40 consecutive real commits of 10 FastAPI pages, 91 % of a changed page's chunks
     kept their text.
     """
@@ -129,10 +132,15 @@ def _vectors(
         if doc.doc_id in live:
             known.update(store.revision_vectors(doc.doc_id, live[doc.doc_id]))
     chunks = [c for _, cs in pending for c in cs]
-    todo = {c.content_hash: c.text for c in chunks if c.content_hash not in known}
+    keys = [embed_key(c.title, c.heading, c.content_hash) for c in chunks]
+    todo = {
+        k: embed_input(c.title, c.heading, c.text)
+        for k, c in zip(keys, chunks, strict=True)
+        if k not in known
+    }
     if todo:
         known.update(zip(todo, embedder.embed_documents(list(todo.values())), strict=True))
-    return [known[c.content_hash] for c in chunks], len(todo)
+    return [known[k] for k in keys], len(todo)
 
 
 def _flush(

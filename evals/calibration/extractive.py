@@ -30,13 +30,13 @@ from pathlib import Path
 from evals.convert import clapnq, write
 from evals.gold import GoldSpan, load_gold, resolve
 from evals.metrics import overlaps
-from evals.runner import scratch_settings
+from evals.runner import open_scratch, scratch_settings
 from ingest.pipeline import ingest_paths
 from server.core.paths import shared_data
 from server.core.ports import Embedder, SparseEncoder
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.core.settings.generation import GenerationSettings
-from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.engine import build_embedder, build_sparse
 from server.query.generate.extractive import Features, Picked, features, select
 from server.query.rerank import build_reranker, rerank
 from server.query.retrieve import recall
@@ -69,7 +69,7 @@ def items_of(
     settings: Settings, emb: Embedder, sp: SparseEncoder, gold: Path, corpus: Path
 ) -> list[Item]:
     """Retrieve once per answerable item of `gold` over an index of `corpus`."""
-    store = open_index(settings, emb, sp)
+    store = open_scratch(settings, emb, sp)
     try:
         ingest_paths([corpus], settings=settings, embedder=emb, sparse=sp, store=store)
         reranker = build_reranker(settings.models, emb, store)

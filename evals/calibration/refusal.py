@@ -50,12 +50,12 @@ import numpy as np
 from evals.calibration.support import balanced_accuracy, best_threshold
 from evals.convert import clapnq, write
 from evals.gold import load_gold
-from evals.runner import load_tolerances, scratch_settings
+from evals.runner import load_tolerances, open_scratch, scratch_settings
 from ingest.pipeline import ingest_paths
 from server.core.paths import repo_root, shared_data
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings, default_config_dir, load_settings
-from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.engine import build_embedder, build_sparse
 from server.query.rerank import build_reranker, question_coverage, rerank
 from server.query.retrieve import recall
 
@@ -90,7 +90,7 @@ class Scorer:
 
     def __init__(self, settings: Settings, embedder: Embedder, sparse: SparseEncoder) -> None:
         self.settings, self.embedder, self.sparse = settings, embedder, sparse
-        self.store: ChunkStore = open_index(settings, embedder, sparse)
+        self.store: ChunkStore = open_scratch(settings, embedder, sparse)
         self.reranker = build_reranker(settings.models, embedder, self.store)
 
     def best(self, text: str, drop: AbstractSet[str] = frozenset()) -> tuple[float, float]:

@@ -82,6 +82,9 @@ class Chunk(Frozen):
     updated_at: datetime
     content_hash: str
     page: int | None = None
+    # The texts of the headings the chunk sits under, outermost first, joined by " > "
+    # (empty before the first heading); embedded with the text (server.core.text.embed_input).
+    heading: str = ""
 
 
 class SparseVector(Frozen):

@@ -9,7 +9,7 @@ from server.core.contracts import IndexIdentity, IndexMeta
 from server.core.errors import IndexMismatchError
 from server.core.settings.ingest import IngestSettings
 
-CHUNKER_VERSION = "sections-v1"
+CHUNKER_VERSION = "sections-v2"  # v2: the dense vector embeds title > heading path + text
 
 
 def chunker_id(ingest: IngestSettings) -> str:

@@ -79,6 +79,17 @@ def headings(text: str) -> list[Heading]:
     return found
 
 
+def heading_path(text: str, pos: int) -> tuple[str, ...]:
+    """The texts of the headings `pos` sits under, outermost first ("Security" > "OAuth2"):
+    the last heading at or before `pos` and each earlier one of a higher level."""
+    path: list[Heading] = []
+    for h in headings(text):
+        if h.start > pos:
+            break
+        path = [p for p in path if p.level < h.level] + [h]
+    return tuple(h.text for h in path)
+
+
 def section_bounds(text: str, pos: int) -> tuple[int, int]:
     """The span of the section holding `pos`: its heading line to the next heading."""
     starts = [h.start for h in headings(text)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -26,6 +27,35 @@ def content_words(text: str) -> list[str]:
             continue
         out.append(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
     return out
+
+
+HEADING_SEPARATOR = " > "
+
+
+def embed_context(title: str, heading: str) -> str:
+    """Where a chunk stands: its document title, then its heading path. The title is left out
+    when the outermost heading repeats it (a page's `# Title` line) or when it has no letter
+    (a file named by a number says nothing about its text)."""
+    parts = [p for p in heading.split(HEADING_SEPARATOR) if p] if heading else []
+    named = any(ch.isalpha() for ch in title)
+    if named and not (parts and parts[0].strip().lower() == title.strip().lower()):
+        parts.insert(0, title)
+    return HEADING_SEPARATOR.join(parts)
+
+
+def embed_input(title: str, heading: str, text: str) -> str:
+    """What ingest embeds for a chunk: its context line, a blank line, its text. A sentence
+    under "Pin your `fastapi` version" is found by a question about pinning even when it
+    never says so itself (a contextual chunk header; the cited span is the text alone)."""
+    context = embed_context(title, heading)
+    return f"{context}\n\n{text}" if context else text
+
+
+def embed_key(title: str, heading: str, content_hash: str) -> str:
+    """The identity of an embedded input: a chunk keeps its vector on re-ingest only when its
+    text, its document title and its heading path are all unchanged."""
+    raw = f"{title}\x00{heading}\x00{content_hash}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
 def display(text: str) -> str:

@@ -24,6 +24,7 @@ from evals.runner import (
     compute_metrics,
     load_run,
     load_tolerances,
+    open_scratch,
     run_eval,
 )
 from server.core.errors import InputError
@@ -153,3 +154,23 @@ def test_peer_row_round_trips_to_the_report(tmp_path: Path) -> None:
     del rows[row_name(5)]
     out.write_text(json.dumps({"rows": rows}))
     assert load_peer(out) == top3  # older files: the first row not named citegate
+
+
+def test_a_scratch_index_of_another_identity_is_rebuilt_not_refused(tmp_path: Path) -> None:
+    from server.core.errors import IndexMismatchError
+    from server.index.sparse import Bm25Encoder
+    from server.query.engine import open_index
+    from tests.fakes import HashEmbedder
+
+    old = load_settings(data_dir=tmp_path)
+    emb, sparse = HashEmbedder(), Bm25Encoder(old.models)
+    open_index(old, emb, sparse).close()
+    new = old.model_copy(update={"ingest": old.ingest.model_copy(update={"chunk_max_tokens": 100})})
+    with pytest.raises(IndexMismatchError):  # a user's index is refused ...
+        open_index(new, emb, sparse)
+    store = open_scratch(new, emb, sparse)  # ... the evals' own cache is rebuilt
+    try:
+        meta = store.meta()
+        assert meta is not None and "max_tokens=100" in meta.identity.chunker
+    finally:
+        store.close()

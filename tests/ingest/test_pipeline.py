@@ -24,6 +24,7 @@ from server.core.errors import IndexMismatchError, NotFoundError
 from server.core.identity import chunker_id, index_hash
 from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import Settings, load_settings
+from server.core.text import embed_input
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_store
 from tests.engine import SAMPLES
@@ -341,6 +342,25 @@ _SECTIONS = (
 )
 
 
+def test_a_renamed_heading_re_embeds_its_section_though_no_text_moved(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    page = folder / "page.md"
+    page.write_text("# Page\n\n## Alpha { #a }\n\nAlpha talks about cats.\n")
+    settings = load_settings(data_dir=tmp_path / "data")
+    store = _open(settings)
+    sparse = Bm25Encoder(settings.models)
+    emb = _CountingEmbedder()
+    ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
+    assert emb.texts == ["Page > Alpha\n\n## Alpha { #a }\n\nAlpha talks about cats."]
+    page.write_text("# Page\n\n## Felines { #a }\n\nAlpha talks about cats.\n")
+    emb.texts.clear()
+    ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
+    # the anchor keeps the section id, but the vector was made with the old heading
+    assert emb.texts == ["Page > Felines\n\n## Felines { #a }\n\nAlpha talks about cats."]
+    store.close()
+
+
 def test_an_edit_re_embeds_only_its_own_section(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     folder.mkdir()
@@ -357,13 +377,15 @@ def test_an_edit_re_embeds_only_its_own_section(tmp_path: Path) -> None:
     emb.texts.clear()
     report = ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
     assert report.documents.changed == 1 and report.chunks_written == 3
-    assert emb.texts == ["## Beta\n\nBeta talks about honey bees."]
+    # the title and heading path ride along with the text (a contextual header)
+    assert emb.texts == ["Page > Beta\n\n## Beta\n\nBeta talks about honey bees."]
     hits = _all_hits(store)
     gamma = next(h.chunk for h in hits if "Gamma" in h.chunk.text)
     assert gamma.snippet_id not in old_ids  # moved 5 characters on: a new id, the old vector
     live = store.dense_vectors([h.chunk.snippet_id for h in hits])
     for h in hits:  # every vector is the one a fresh ingest would write
-        assert live[h.chunk.snippet_id] == pytest.approx(EMB.embed_documents([h.chunk.text])[0])
+        want = embed_input(h.chunk.title, h.chunk.heading, h.chunk.text)
+        assert live[h.chunk.snippet_id] == pytest.approx(EMB.embed_documents([want])[0])
     store.close()
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from server.core.contracts import Chunk, ChunkRecord, DocRecord, Hit, IndexMeta
+from server.core.text import embed_key
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -112,11 +113,18 @@ class LiveReads:
         return {r.payload["snippet_id"]: list(r.vector[DENSE]) for r in found}
 
     def revision_vectors(self, doc_id: str, rev: str) -> dict[str, list[float]]:
-        """What re-ingest reuses: a chunk whose text is unchanged keeps its vector."""
+        """What re-ingest reuses: a chunk whose embedded input is unchanged keeps its vector."""
         records = self._scroll(
-            self._revision_filter(doc_id, rev), payload=["content_hash"], vector=[DENSE]
+            self._revision_filter(doc_id, rev),
+            payload=["content_hash", "title", "heading"],
+            vector=[DENSE],
         )
-        return {r.payload["content_hash"]: list(r.vector[DENSE]) for r in records}
+        return {
+            embed_key(
+                r.payload.get("title", ""), r.payload.get("heading", ""), r.payload["content_hash"]
+            ): list(r.vector[DENSE])
+            for r in records
+        }
 
     def get_chunk(self, snippet_id: str) -> Chunk | None:
         found = self._live_chunks([snippet_id], vector=False)

@@ -56,3 +56,23 @@ def test_blocks_keep_a_list_with_its_items_and_a_fence_whole() -> None:
 def test_slugify() -> None:
     assert markdown.slugify("Use CORSMiddleware!") == "use-corsmiddleware"
     assert markdown.slugify("???") == "section"
+
+
+def test_heading_path_is_the_outline_above_a_position() -> None:
+    text = (
+        "# Security\n\nIntro.\n\n## OAuth2 { #oauth }\n\nFlows.\n\n### Scopes\n\nS.\n\n"
+        "## API keys\n\nK.\n\n```md\n# not a heading\n```\n"
+    )
+    assert markdown.heading_path(text, 0) == ("Security",)
+    assert markdown.heading_path(text, text.index("Flows")) == (
+        "Security",
+        "OAuth2",
+    )  # anchor dropped
+    assert markdown.heading_path(text, text.index("S.")) == ("Security", "OAuth2", "Scopes")
+    # a same-level heading replaces its sibling and closes the deeper one
+    assert markdown.heading_path(text, text.index("K.")) == ("Security", "API keys")
+    assert markdown.heading_path(text, text.index("# not")) == (
+        "Security",
+        "API keys",
+    )  # code is no heading
+    assert markdown.heading_path("No headings here.", 5) == ()

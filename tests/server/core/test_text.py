@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from server.core.text import is_question, mentions, missing_names, named_terms
+from server.core.text import (
+    embed_context,
+    embed_input,
+    embed_key,
+    is_question,
+    mentions,
+    missing_names,
+    named_terms,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +84,28 @@ def test_missing_names_needs_a_share_of_the_names() -> None:
 )
 def test_is_question(text: str, expected: bool) -> None:
     assert is_question(text) is expected
+
+
+def test_embed_input_puts_title_and_heading_path_before_the_text() -> None:
+    assert embed_context("Settings", "Settings > Install > Pin") == "Settings > Install > Pin"
+    assert embed_context("Settings and env", "Install") == "Settings and env > Install"
+    assert embed_context("", "") == "" and embed_context("T", "") == "T"
+    assert embed_context("4983", "") == "" and embed_context("4983", "Intro") == "Intro"
+    assert embed_input("T", "A > B", "Body.") == "T > A > B\n\nBody."
+    assert embed_input("", "", "Body.") == "Body."
+
+
+def test_embed_key_changes_with_title_heading_or_text_only() -> None:
+    k = embed_key("T", "A > B", "h1")
+    assert k == embed_key("T", "A > B", "h1")
+    assert (
+        len(
+            {
+                k,
+                embed_key("T2", "A > B", "h1"),
+                embed_key("T", "A", "h1"),
+                embed_key("T", "A > B", "h2"),
+            }
+        )
+        == 4
+    )

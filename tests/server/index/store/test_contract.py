@@ -26,6 +26,7 @@ from server.core.contracts import (
 from server.core.errors import IndexMismatchError
 from server.core.ports import ChunkStore, SearchRequest
 from server.core.settings import load_settings
+from server.core.text import embed_key
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store, open_store
 from tests.fakes import HashEmbedder
@@ -162,14 +163,15 @@ def test_revision_switch_is_atomic_at_put_doc(store: ChunkStore) -> None:
     assert store.count() == len(DOCS)
 
 
-def test_revision_vectors_are_one_revisions_by_content_hash(store: ChunkStore) -> None:
+def test_revision_vectors_are_one_revisions_by_embed_key(store: ChunkStore) -> None:
     new_text = "Use CORSMiddleware with allow_origins set to a list."
     store.upsert([_record("cors", new_text, ("public",), rev="r2")])
     old = store.revision_vectors("cors", "r1")
     new = store.revision_vectors("cors", "r2")
-    assert list(old) == ["c-r1"] and list(new) == ["c-r2"]  # never the other revision's
-    assert old["c-r1"] == pytest.approx(EMB.embed_documents([DOCS["cors"][0]])[0], abs=1e-6)
-    assert new["c-r2"] == pytest.approx(EMB.embed_documents([new_text])[0], abs=1e-6)
+    k1, k2 = embed_key("cors", "", "c-r1"), embed_key("cors", "", "c-r2")  # title, heading, hash
+    assert list(old) == [k1] and list(new) == [k2]  # never the other revision's
+    assert old[k1] == pytest.approx(EMB.embed_documents([DOCS["cors"][0]])[0], abs=1e-6)
+    assert new[k2] == pytest.approx(EMB.embed_documents([new_text])[0], abs=1e-6)
     assert store.revision_vectors("cors", "r9") == {} and store.revision_vectors("no", "r1") == {}
 
 
