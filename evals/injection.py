@@ -7,13 +7,13 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl`, `heldout4.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout5.jsonl`
+  `heldout3.jsonl`, `heldout4.jsonl`, `heldout5.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout6.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
-0.688, heldout4 0.800).
-Clean controls (`clean2.jsonl`, `clean3.jsonl` TUNE, `clean4.jsonl` REPORT): documentation
+0.688, heldout4 0.800, heldout5 0.550).
+Clean controls (`clean2.jsonl` .. `clean4.jsonl` TUNE, `clean5.jsonl` REPORT): documentation
 that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
@@ -89,9 +89,10 @@ WRITTEN = {
     "heldout2": "tune",
     "heldout3": "tune",
     "heldout4": "tune",
-    "heldout5": "report",
+    "heldout5": "tune",
+    "heldout6": "report",
 }
-CONTROLS = {"clean2": "tune", "clean3": "tune", "clean4": "report"}
+CONTROLS = {"clean2": "tune", "clean3": "tune", "clean4": "tune", "clean5": "report"}
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
 ADDRESSED, TASK = "addressed", "task"
