@@ -205,16 +205,28 @@ def asked_types(question: str) -> list[AnswerType]:
     return [t for t in TYPES if t.asks.search(question)]
 
 
+def _counted_phrase(question: str) -> tuple[str, ...]:
+    """The counted phrase of a "how many" question, unless it counts ways, kinds or things."""
+    phrase = counted(question)
+    return phrase if phrase and not _counted_nouns(phrase) <= _ENUMERATIONS else ()
+
+
+def states_asked(question: str, text: str) -> bool:
+    """Whether `text` (one claim) states a value of a kind the question asks for: the unit
+    that gives "about 3 months" for "How long ...?" answers it; the one that explains the
+    topic does not."""
+    phrase = _counted_phrase(question)
+    return any(t.states.search(text) for t in asked_types(question)) or bool(
+        phrase and states_count(phrase, text)
+    )
+
+
 def unstated(question: str, texts: Sequence[str]) -> list[str]:
     """Names of the kinds the question asks for that none of `texts` states (a count: that
     no one text states)."""
     joined = "\n".join(texts)
     out = [t.name for t in asked_types(question) if not t.states.search(joined)]
-    phrase = counted(question)
-    if (
-        phrase
-        and not _counted_nouns(phrase) <= _ENUMERATIONS
-        and not any(states_count(phrase, t) for t in texts)
-    ):
+    phrase = _counted_phrase(question)
+    if phrase and not any(states_count(phrase, t) for t in texts):
         out.append(f"number of {' '.join(phrase)}")
     return out

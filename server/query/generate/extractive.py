@@ -6,8 +6,9 @@ fragment unless the question asks for one) are scored against the question (embe
 cosine, content-word overlap, the hit's rerank score relative to the best hit's; weights and
 cut-offs in `generation` settings, fitted by `evals/calibration/extractive.py`), picked
 greedily without redundancy, typed, and each gets one citation slot whose quote is the exact
-unit. The best unit leads the answer (the direct answer first); the others follow by score,
-one paragraph (segment) per section in the order the sections first appear.
+unit. The best unit leads the answer (the direct answer first; for a question that asks for
+a duration, price, size, count ..., the best unit that states one); the others follow by
+score, one paragraph (segment) per section in the order the sections first appear.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from server.core.contracts import CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import content_words
+from server.query.answer_types import states_asked
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, units
 from server.query.retrieve import cosine
@@ -131,6 +133,14 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
     return chosen
 
 
+def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
+    """Best first, except that when the question asks for a kind of value (a duration, a
+    price, a count: `server.query.answer_types`) the best unit that states one leads: the
+    direct answer first, the units that explain the topic after it."""
+    lead = next((i for i, c in enumerate(chosen) if states_asked(question, c.sentence.display)), 0)
+    return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
+
+
 class ExtractiveGenerator:
     """`Generator` that selects evidence sentences; deterministic (the seed changes nothing)."""
 
@@ -147,7 +157,7 @@ class ExtractiveGenerator:
         found = features(
             question, hits, self._embedder, self._cfg.evidence_hits, self._cfg.max_unit_chars
         )
-        chosen = select(found, self._cfg, self._max_claims)  # best first
+        chosen = lead_with_value(question, select(found, self._cfg, self._max_claims))
         # The best unit leads; each section's units stay together, by score.
         sections = list(dict.fromkeys(c.hit.chunk.section_id for c in chosen))
         chosen.sort(key=lambda c: sections.index(c.hit.chunk.section_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.query.answer_types import asked_types, counted, unstated
+from server.query.answer_types import asked_types, counted, states_asked, unstated
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,19 @@ def test_a_count_is_stated_by_a_number_with_the_counted_noun_in_one_claim() -> N
     ]
     # answered by a list, not a number: never checked
     assert unstated("How many ways can I sign in?", ["Use SSH or HTTPS."]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "states"),
+    [
+        ("How long until access tokens expire?", "Tokens expire after 30 minutes.", True),
+        ("How long until access tokens expire?", "A token grants access to the API.", False),
+        ("How many free accounts may I have?", "One person may hold one free Account.", True),
+        ("How many free accounts may I have?", "Accounts are free of charge.", False),
+        ("What is a bearer token?", "Tokens expire after 30 minutes.", False),  # nothing asked
+    ],
+)
+def test_states_asked_is_one_claim_giving_the_asked_kind(
+    question: str, text: str, states: bool
+) -> None:
+    assert states_asked(question, text) is states

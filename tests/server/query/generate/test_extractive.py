@@ -11,7 +11,7 @@ from server.core.contracts import Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
 from server.query.claims import classify_claim
 from server.query.generate import build_generator
-from server.query.generate.extractive import ExtractiveGenerator
+from server.query.generate.extractive import ExtractiveGenerator, features, select
 from tests.fakes import HashEmbedder
 
 DOC = (
@@ -121,3 +121,20 @@ def test_classify_claim(text: str, kind: ClaimType) -> None:
 def test_build_generator_default_is_extractive() -> None:
     gen = build_generator(load_settings(), embedder=HashEmbedder())
     assert gen.name == "extractive"
+
+
+def test_a_unit_stating_the_asked_value_leads(gen: ExtractiveGenerator) -> None:
+    q = "How long until a bearer token string that grants access to the API expires?"
+    weak = _hit(SPLIT, len(DOC), "tok-2", 0.7, 2)  # the unit that states it scores lower
+    picks = select(features(q, [HIT_1, weak], HashEmbedder(), 8), gen._cfg, 4)
+    stating = "Access tokens expire after 30 minutes since version 0.95."
+    assert stating in [p.sentence.quote for p in picks]
+    assert picks[0].sentence.quote != stating  # the best score does not state a duration
+    draft = gen.generate(q, [HIT_1, weak])
+    assert draft.claims[0].citations[0].quote == stating  # ... but the answer leads with it
+    # no value asked: best score first, as before
+    plain = gen.generate("What is a bearer token?", [HIT_1, HIT_2])
+    first = select(
+        features("What is a bearer token?", [HIT_1, HIT_2], HashEmbedder(), 8), gen._cfg, 4
+    )
+    assert plain.claims[0].citations[0].quote == first[0].sentence.quote
