@@ -39,6 +39,7 @@ _NOT_NEGATION = re.compile(
 _NEGATION = frozenset(
     ["not", "no", "never", "cannot", "none", "nothing", "nobody", "neither", "nor", "without"]
 ) | frozenset({"can't", "won't", "shan't"})
+
 _HEDGE = frozenset(
     [
         "some",
@@ -185,7 +186,12 @@ def _cover(words: frozenset[str], parts: list[_Unit]) -> list[_Unit]:
     another subject that only repeats covered words is left out, with its negation."""
     if not parts:
         return []
-    best = max(range(len(parts)), key=lambda i: len(words & parts[i].content))
+    # most shared words; of equals, the clause with fewest words of its own beside them ("you
+    # cannot have a lawyer in court", not "you may ask a lawyer ... before you go to court")
+    best = max(
+        range(len(parts)),
+        key=lambda i: (len(words & parts[i].content), -len(parts[i].content - words)),
+    )
     lo = hi = best
     covered = set(words & parts[best].content)
     grown = True

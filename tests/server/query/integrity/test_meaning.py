@@ -233,3 +233,17 @@ def test_a_strengthened_claim_is_a_quantifier_mismatch(claim: str, span: str) ->
 )
 def test_a_claim_as_strong_as_its_span_is_not_a_quantifier_mismatch(claim: str, span: str) -> None:
     assert quantifier_mismatches(claim, span) == []
+
+
+def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None:
+    span = (
+        "In small claims court, you may ask a lawyer for advice before you go to court, "
+        "but you cannot have a lawyer in court."
+    )
+    # "you cannot have a lawyer in court" shares {lawyer, court} with two span clauses; the
+    # one with no other words is what it restates, so the claim restating the span passes
+    assert negation_mismatches(span, span) == []
+    flipped = span.replace("you cannot have", "you can have")
+    assert negation_mismatches(flipped, span) == [
+        "the claim drops the negation of what the span says"
+    ]
