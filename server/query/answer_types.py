@@ -7,7 +7,10 @@ answer it (a liability cap in dollars for a file-size question, a 30-day notice 
 "how many times" question): the answer is refused with the kind named, instead of shown.
 
 Only kinds whose values have an unmistakable surface form are checked (a currency, a byte
-unit, a percent sign, a time unit, a year or month, a phone number). "How many <things>" (or
+unit, a percent sign, a time unit, a year or month, a phone number, an upper-case
+`ENV_VAR` name for "which environment variable", a `--flag` for "which command-line flag";
+"what keep-alive timeout / expiry / interval" asks for a duration like "how long").
+"How many <things>" (or
 "what is the maximum number of <things>") is a count: it is stated by a claim that holds a
 number (digits, a number word, "once", "unlimited", "no more than one") together with the
 counted noun ("one free Account" for "how many free accounts"); a number without the noun
@@ -82,7 +85,10 @@ TYPES: tuple[AnswerType, ...] = (
         re.compile(
             r"\bhow long (?:do|does|did|will|would|can|could|should|must|may|has|have|had|"
             r"until|before|after|to)\b"
-            r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b",
+            r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
+            # "what keep-alive timeout ...", "which expiry ...": a named span of time
+            r"|\b(?:what|which)\s+(?:[\w-]+\s+){0,3}?(?:timeouts?|time-?outs?|expiry|expiration|"
+            r"ttl|lifetime|retention\s+period|grace\s+period|interval)\b",
             _I,
         ),
         re.compile(
@@ -101,6 +107,25 @@ TYPES: tuple[AnswerType, ...] = (
             r"September|October|November|December)\b)|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b",
             _I,
         ),
+    ),
+    AnswerType(
+        "environment variable",
+        re.compile(
+            r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?(?:environment|env)\s+var(?:iable)?s?\b"
+            r"|\bnames?\s+of\s+the\s+(?:environment|env)\s+var(?:iable)?s?\b",
+            _I,
+        ),
+        # an upper-case name with an underscore or a $ sign: `WEB_CONCURRENCY`, $PORT
+        re.compile(r"(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$[A-Z][A-Z0-9_]*\b|\b[A-Z]{3,}=)"),
+    ),
+    AnswerType(
+        "command-line flag",
+        re.compile(
+            r"\b(?:command[- ]line|cli)\s+(?:flags?|options?|switch(?:es)?|arguments?)\b"
+            r"|\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?flags?\b",
+            _I,
+        ),
+        re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*"),
     ),
     AnswerType(
         "phone number",

@@ -107,3 +107,37 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
     question: str, text: str, states: bool
 ) -> None:
     assert states_asked(question, text) is states
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "missing"),
+    [
+        (
+            "Which environment variable sets the number of workers?",
+            ["Use the --workers option to set the number of workers."],
+            ["environment variable"],
+        ),
+        (
+            "Which environment variable sets the number of workers?",
+            ["Set WEB_CONCURRENCY to the number of workers."],
+            [],
+        ),
+        ("Where are environment variables commonly placed?", ["In a .env file."], []),  # not a name
+        (
+            "What command-line flag enables reload?",
+            ["Reload is on in development."],
+            ["command-line flag"],
+        ),
+        ("What command-line flag enables reload?", ["Pass --reload to enable it."], []),
+        (
+            "What keep-alive timeout does the server use?",
+            ["The server keeps connections."],
+            ["duration"],
+        ),
+        ("What keep-alive timeout does the server use?", ["It waits 5 seconds."], []),
+    ],
+)
+def test_names_flags_and_timeouts_are_kinds_of_value(
+    question: str, texts: list[str], missing: list[str]
+) -> None:
+    assert unstated(question, texts) == missing
