@@ -11,7 +11,7 @@ from server.core.contracts import Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
 from server.query.claims import classify_claim
 from server.query.generate import build_generator
-from server.query.generate.extractive import ExtractiveGenerator, features, select
+from server.query.generate.extractive import ExtractiveGenerator, features, select, unit_input
 from tests.fakes import HashEmbedder
 
 DOC = (
@@ -138,3 +138,12 @@ def test_a_unit_stating_the_asked_value_leads(gen: ExtractiveGenerator) -> None:
         features("What is a bearer token?", [HIT_1, HIT_2], HashEmbedder(), 8), gen._cfg, 4
     )
     assert plain.claims[0].citations[0].quote == first[0].sentence.quote
+
+
+def test_a_unit_is_read_with_its_heading_path_only_in_a_sectioned_document() -> None:
+    flat = HIT_1.chunk.model_copy(update={"heading": "Tokens"})  # one heading: the page title
+    deep = HIT_1.chunk.model_copy(update={"heading": "Tokens > Expiry"})
+    assert unit_input(flat, "They expire.") == "They expire."
+    assert unit_input(deep, "They expire.") == "Tokens > Expiry\n\nThey expire."
+    other = deep.model_copy(update={"title": "Auth guide"})
+    assert unit_input(other, "They expire.") == "Auth guide > Tokens > Expiry\n\nThey expire."
