@@ -295,14 +295,15 @@ _ANSWERING = re.compile(rf"\b{_ANSWER_NOUN}\b|{_TELL_ASKER}", _I)
 # Documentation tells its reader what to do, not what to tell the people who ask.
 _ASKER = (
     r"(?:anyone|everyone|some(?:one|body)|any(?:one|body)|users?|people|whoever|those|visitors?|"
-    r"customers?|readers?)\s+(?:who\s+|that\s+)?(?:asks?|asking|asked|enquir\w*|inquir\w*|"
-    r"wants?\s+to\s+know)\b"
+    r"customers?|readers?)\s+(?:who\s+|that\s+)?(?:is\s+|are\s+)?(?:asks?|asking|asked|enquir\w*|"
+    r"inquir\w*|wants?\s+to\s+know)\b"
 )
 _TOLD_ASKER = re.compile(
     rf"\b{_ASKER}[^.!?\n]{{0,60}}?\b(?:{_ORDER})\s+be\s+(?:told|advised|instructed|informed|"
     rf"directed|pointed|sent|referred|given|shown|reminded)\b|"
-    rf"\b(?:suggest|recommend|tell|say|give|show|send|point|offer)\w*\s+(?:\S+\s+){{0,5}}?to\s+"
-    rf"{_ASKER}|"
+    rf"\b(?:suggest|recommend|tell|say|give|show|send|point|offer|pass(?:\s+along|\s+on)?|forward|"
+    rf"relay)\w*\s+(?:\S+\s+){{0,5}}?to\s+{_ASKER}|"
+    rf"\b(?:send|point|direct|refer|redirect|steer)\w*\s+{_ASKER}|"
     rf"{_WHILE_ANSWERING}[^.!?\n]{{0,40}}?{_TELL_ASKER}|"
     rf"\b(?:could|would|can|will)\s+you\s+(?:[\w'’]+\s+){{0,6}}?{_TELL_ASKER}|"
     rf"\b(?:when|whenever|if)\s+you\s+(?:explain|describe|answer|summari[sz]e|present|relay|"
@@ -414,7 +415,8 @@ _PLACEMENT = (
     r"(?:includ\w*|mention\w*|stat(?:e|es|ed|ing)\b|contain\w*|carr(?:y|ies|ied)|clos(?:e|es|ed)\b|"
     r"conclud\w*|finish\w*|end(?:s|ed)?\b|open(?:s|ed)?\b|start\w*|begin\w*|began|lead\w*\s+with|"
     r"work\w*\s+(?:\w+\s+){0,6}?into|put\s+(?:\w+\s+){0,6}?in|insert\w*|add\w*|quot\w*|"
-    r"read\s+out|cite\w*|display\w*|show\w*|sign\w*\s+off)"
+    r"read\s+out|cite\w*|display\w*|show\w*|sign\w*\s+off|reproduc\w*|repeat\w*|tagged|stamped|"
+    r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at))"
 )
 _SLOT = (
     r"\b(?:in|into|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|every|each|any)"
@@ -422,11 +424,14 @@ _SLOT = (
 )
 _CODE_IN_ANSWER = re.compile(
     rf"\b{_TELLING_NOUN}\b[^\n]{{0,100}}?\b{_PLACEMENT}|"
-    rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*)\b[^\n]{{0,80}}?"
-    rf"\b(?:in|into|to|within|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|"
+    rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|"
+    rf"reproduc\w*|cite|appear\w*)\b[^\n]{{0,80}}?"
+    rf"\b(?:in|into|to|within|alongside|with|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|"
     rf"every|each|any|all)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
     rf"\b(?:when|while|if|whenever|before|after|anyone|whoever|everyone|those)\s+(?:\w+\s+){{0,4}}?"
-    rf"{_TELLING_ACT}\b[^\n]{{0,120}}?\b{_PLACEMENT}|{_SLOT}",
+    rf"{_TELLING_ACT}\b[^\n]{{0,120}}?\b{_PLACEMENT}|{_SLOT}|"
+    rf"\b{_PLACEMENT}[^\n]{{0,80}}?\b(?:when|whenever|while|if|each\s+time)\s+(?:[\w'’-]+\s+){{0,7}}?"
+    rf"(?:is|are|gets?)\s+{_TELLING_ACT}",
     _I,
 )
 _CODE_IN_ANSWER_OTHER = re.compile(
@@ -463,7 +468,8 @@ _ANSWER_JUDGED = re.compile(
     rf"\b{_TELLING_NOUN}\b[^.!?\n]{{0,80}}?\b(?:leave|leaves|left|omit\w*|skip\w*|drop\w*|lack\w*|"
     r"miss\w*|without|checked\s+against|carry\w*|carries)\b[^.!?\n]{0,80}?\b(?:incomplete|"
     r"invalid|wrong|rejected|untrustworthy|trustworthy|unreliable|considered|deemed|treated\s+as|"
-    r"confusion|confusing|inaccurate)\b|"
+    r"confusion|confusing|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
+    rf"\b(?:untagged|unstamped|unmarked|unlabell?ed|unsigned)\s+{_TELLING_NOUN}\b|"
     rf"\b(?:missing|absent|omitted|left\s+out)\s+from\s+(?:the\s+|our\s+|your\s+)?{_TELLING_NOUN}\b|"
     rf"\b(?:anyone|whoever|everyone|those)\s+(?:who\s+(?:is\s+|are\s+)?)?(?:relay\w*|pass\w*\s+on|"
     r"summari[sz]\w*|paraphras\w*|explain\w*|quot\w*|shar\w*)\s+(?:this|these|the)\s+(?:page|"
