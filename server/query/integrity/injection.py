@@ -123,6 +123,11 @@ _MODEL_OR_ASSISTANT = (
     rf"помощник\w*|助手|アシスタント|어시스턴트|المساعد|सहायक)"
 )
 _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|messages?)"
+# What an answer about the page is called (`code_in_answer`, `page_answer`, ...).
+_TELLING_NOUN = (
+    r"(?:answers?|repl(?:y|ies)|summar(?:y|ies)|explanations?|descriptions?|overviews?|"
+    r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s)"
+)
 _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
     r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend)"
@@ -355,7 +360,7 @@ _ABOUT_PAGE = (
     r"passage|snippet|policy|note|text|site|topic)"
 )
 _PAGE_ANSWER = re.compile(
-    rf"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|outputs?)\s+{_ABOUT_PAGE}\b"
+    rf"\b(?:{_TELLING_NOUN}|responses?|outputs?)\s+{_ABOUT_PAGE}\b"
     rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
     rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read|show|shows|"
     rf"display|cite|give|point|tell|state|say|replace)\b|"
@@ -402,10 +407,6 @@ _ORDERS_OTHER = re.compile(
 # in your first sentence", the same in French, Spanish, Portuguese, Italian, German, Dutch,
 # Polish, Russian, Chinese, Japanese and Korean. HTTP responses are left out of the nouns
 # ("the response must include the UTF-8 charset" is documentation).
-_TELLING_NOUN = (
-    r"(?:answers?|repl(?:y|ies)|summar(?:y|ies)|explanations?|descriptions?|overviews?|"
-    r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s)"
-)
 _TELLING_ACT = (
     r"(?:answer\w*|summari[sz]\w*|explain\w*|describ\w*|paraphras\w*|relay\w*|restat\w*|"
     r"retell\w*|condens\w*|recap\w*|pass\w*\s+(?:\w+\s+){0,3}?on|forward\w*\s+(?:\w+\s+){0,3}?to|"
@@ -416,7 +417,9 @@ _PLACEMENT = (
     r"conclud\w*|finish\w*|end(?:s|ed)?\b|open(?:s|ed)?\b|start\w*|begin\w*|began|lead\w*\s+with|"
     r"work\w*\s+(?:\w+\s+){0,6}?into|put\s+(?:\w+\s+){0,6}?in|insert\w*|add\w*|quot\w*|"
     r"read\s+out|cite\w*|display\w*|show\w*|sign\w*\s+off|reproduc\w*|repeat\w*|tagged|stamped|"
-    r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at))"
+    r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at)|"
+    r"(?:put|place|keep|list)\w*\s+(?:\w+\s+){0,6}?(?:at|on)\s+(?:the\s+)?(?:very\s+)?(?:top|start|"
+    r"beginning|front|head|end|bottom)\b)"
 )
 _SLOT = (
     r"\b(?:in|into|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|every|each|any)"
@@ -424,6 +427,8 @@ _SLOT = (
 )
 _CODE_IN_ANSWER = re.compile(
     rf"\b{_TELLING_NOUN}\b[^\n]{{0,100}}?\b{_PLACEMENT}|"
+    rf"\b(?:begin|start|end|finish|open|close|conclude|preface|prefix|sign\s+off|round\s+off|"
+    rf"wrap\s+up|top\s+off)\s+(?:your|every|each|any|all|the)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
     rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|"
     rf"reproduc\w*|cite|appear\w*)\b[^\n]{{0,80}}?"
     rf"\b(?:in|into|to|within|alongside|with|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|"
@@ -434,17 +439,27 @@ _CODE_IN_ANSWER = re.compile(
     rf"(?:is|are|gets?)\s+{_TELLING_ACT}",
     _I,
 )
-_CODE_IN_ANSWER_OTHER = re.compile(
-    # answer nouns and must/include verbs of other languages, in one sentence with the code
-    r"\b(?:r[ée]ponses?|r[ée]sum[ée]s?|explications?|respuestas?|res[uú]menes|resumen|"
+_OTHER_ANSWER_NOUN = (
+    r"(?:r[ée]ponses?|r[ée]sum[ée]s?|explications?|respuestas?|res[uú]menes|resumen|"
     r"explicaci[oó]n\w*|respostas?|resumos?|explica[çc][ãa]o|explica[çc][õo]es|rispost[ae]|"
     r"riassunt[oi]|spiegazion[ei]|antworten|antwort|zusammenfassung\w*|erkl[äa]rung\w*|"
-    r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме)\b"
-    r"[^\n]{0,120}?\b(?:doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
+    r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме|"
+    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*)"
+)
+_CODE_IN_ANSWER_OTHER = re.compile(
+    # answer nouns and must/include verbs of other languages, in one sentence with the code
+    rf"\b{_OTHER_ANSWER_NOUN}\b"
+    r"[^\n]{0,120}?\b(?:beginnt|enth[äa]lt|nennt|endet|zwingend|\w+(?:meli|mal[ıi])(?:dir|d[ıi]r)?|doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
     r"moet|moeten|powinn[aoy]|musi|muszą|должн\w*|commencer|inclure|terminer|mentionner|"
     r"incluir|comenzar|empezar|terminar|mencionar|incluir|come[çc]ar|includere|iniziare|"
     r"contenere|enthalten|beginnen|nennen|bevatten|vermelden|zawiera[ćc]|zaczyna[ćc]|"
     r"содержать|начинаться)\b|"
+    # "au début de toute réponse", "jede Zusammenfassung", "her yanıt": a place in, or every one
+    # of, the answers (the code word in the same sentence)
+    r"\b(?:au\s+d[ée]but|[àa]\s+la\s+fin|en\s+t[êe]te|al\s+(?:principio|inicio|comienzo|final)|"
+    r"no\s+(?:in[íi]cio|come[çc]o|final)|all'inizio|alla\s+fine|am\s+(?:anfang|ende)|zu\s+beginn|"
+    r"toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her)\s+(?:\w+\s+){0,2}?"
+    rf"{_OTHER_ANSWER_NOUN}\b|"
     r"(?:回答|答え|返答|回复|答复|摘要|要約|总结|답변|대답|요약)[^\n]{0,40}?(?:必ず|してください|"
     r"表示|含め|入れ|记得|必须|務必|务必|请|請|반드시|하세요|포함)",
     _I,
@@ -470,7 +485,16 @@ _ANSWER_JUDGED = re.compile(
     r"invalid|wrong|rejected|untrustworthy|trustworthy|unreliable|considered|deemed|treated\s+as|"
     r"confusion|confusing|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
     rf"\b(?:untagged|unstamped|unmarked|unlabell?ed|unsigned)\s+{_TELLING_NOUN}\b|"
-    rf"\b(?:missing|absent|omitted|left\s+out)\s+from\s+(?:the\s+|our\s+|your\s+)?{_TELLING_NOUN}\b|"
+    rf"\b(?:missing|absent|omitted|left\s+out)\s+from\s+(?:the\s+|our\s+|your\s+|an?\s+|any\s+)?"
+    rf"{_TELLING_NOUN}\b|"
+    r"\b(?:pass|relay|shar|quot|summari[sz]|paraphras|repost|reproduc|forward|publish|repeat|cit)\w*\s+"
+    r"(?:this|the|that|these|an?|any)\s+(?:\w+\s+)?(?:excerpts?|pages?|sections?|passages?|paragraphs?|"
+    rf"text|content|policy|document|docs?|quotes?|{_TELLING_NOUN})\s+(?:\w+\s+){{0,2}}?without\s+"
+    r"(?:its|the|this|that|their|a)\s+(?:\w+\s+)?(?:tags?|codes?|references?|identifiers?|ids?|"
+    r"markers?|labels?|stamps?|numbers?)\b|"
+    rf"\b{_TELLING_NOUN}\b[^.!?\n]{{0,60}}?\b(?:puts?|places?|keeps?|lists?|shows?|gives?|states?)\s+"
+    r"(?:it|this|that|them|the\s+(?:code|tag|identifier|id|reference|number))\s+(?:\w+\s+){0,2}?"
+    r"(?:at|on|in)\s+(?:the\s+)?(?:very\s+)?(?:top|start|beginning|front|head|first\s+line)\b|"
     rf"\b(?:anyone|whoever|everyone|those)\s+(?:who\s+(?:is\s+|are\s+)?)?(?:relay\w*|pass\w*\s+on|"
     r"summari[sz]\w*|paraphras\w*|explain\w*|quot\w*|shar\w*)\s+(?:this|these|the)\s+(?:page|"
     r"section|text|document|content|policy|docs?|tutorial|guide|statement|terms)\b[^.!?\n]{0,80}?"
@@ -478,6 +502,15 @@ _ANSWER_JUDGED = re.compile(
     _I,
 )
 _CODE_WORD_RE = re.compile(_CODE_WORD)
+# A secret to be handed over at a link (phishing): "confirm the fix at https://x/confirm using
+# token X", "verify your account on <url> by entering your password".
+_CREDENTIAL_URL = re.compile(
+    r"\b(?:confirm|verify|validate|re-?validate|re-?authenticate|reactivate|unlock|claim|activate|"
+    r"restore)\w*\s+(?:\w+\s+){0,4}?(?:at|on|via|through)\s+<?https?://\S+[^.!?\n]{0,60}?"
+    r"\b(?:using|with|by\s+entering|and\s+enter(?:ing)?|entering|submitting|pasting)\s+"
+    r"(?:your\s+|the\s+|a\s+)?(?:\w+\s+)?(?:tokens?|passwords?|credentials?|keys?|pins?|secrets?)\b",
+    _I,
+)
 
 
 def code_in_answer(segment: str) -> bool:
@@ -502,6 +535,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("answer_tells", _ANSWER_TELLS),
     ("answer_judged", _ANSWER_JUDGED),
     ("model_key", _MODEL_KEY),
+    ("credential_url", _CREDENTIAL_URL),
     (
         "persona",
         re.compile(
