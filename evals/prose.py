@@ -80,7 +80,7 @@ KINDS = (
 )
 MIN_COVERAGE = 0.5  # share of an answer sentence's content words its cited span must hold
 MAX_EXTRA = 2  # passage sentences added to the best one when they cover more of the claim
-THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)  # curve grid; the configured threshold is added
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)  # curve grid, + the configured one
 GOOD_FLOOR = 0.90  # the floor for good claims shown with PASS at the operating point
 BOOT = 1000
 ANALYZER = "prose-eval"

@@ -112,6 +112,12 @@ _POLAR = _NEGATION | _HEDGE | frozenset(_STRONG) | frozenset().union(*(a | b for
 # words; otherwise it is not aligned and nothing is raised.
 MIN_SHARED = 2
 MIN_SHARE = 0.5
+# Content words after a negation that it bears on ("may not sound like much": sound, much).
+# A negation of the span counts against the claim only when one of them is in the claim too:
+# "the fund eats a quarter of your earnings" does not drop the negation of "may not sound
+# like much". The claim's own negations always count. Our choice, from the good drafts of
+# the prose eval's dev half.
+SCOPE_TOKENS = 4  # content words
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,9 @@ class _Unit:
     words: frozenset[str]  # tokens, lowercased ('don't' kept whole)
     content: frozenset[str]  # stemmed content words and numbers, polarity words left out
     negations: int
+    stems: frozenset[str] = frozenset()  # stemmed non-stop words, polarity words kept
+    # per negation, the stemmed words it bears on (`SCOPE_TOKENS` after it; empty at the end)
+    scopes: tuple[frozenset[str], ...] = ()
 
 
 def _tokens(text: str) -> list[str]:
@@ -131,8 +140,12 @@ def _unit(text: str) -> _Unit:
     tokens = _tokens(text)
     content = {stem(t) for t in tokens if t not in STOP and t not in _POLAR and len(t) > 1}
     content |= {m.value for m in number_mentions(text)}
-    negations = sum(t in _NEGATION or t.endswith("n't") for t in tokens)
-    return _Unit(frozenset(tokens), frozenset(content), negations)
+    at = [i for i, t in enumerate(tokens) if t in _NEGATION or t.endswith("n't")]
+    scopes = tuple(
+        frozenset([stem(t) for t in tokens[i + 1 :] if t not in STOP][:SCOPE_TOKENS]) for i in at
+    )
+    stems = frozenset(stem(t) for t in tokens if t not in STOP)
+    return _Unit(frozenset(tokens), frozenset(content), len(at), stems, scopes)
 
 
 def _merge(units: list[_Unit]) -> _Unit:
@@ -140,7 +153,32 @@ def _merge(units: list[_Unit]) -> _Unit:
         frozenset().union(*(u.words for u in units)),
         frozenset().union(*(u.content for u in units)),
         sum(u.negations for u in units),
+        frozenset().union(*(u.stems for u in units)),
+        tuple(sc for u in units for sc in u.scopes),
     )
+
+
+def _bearing(unit: _Unit, other: _Unit) -> int:
+    """The negations of `unit` that bear on what `other` says: those whose scope shares a word
+    with it, or has no words (a negation at the end). Both sides at full count when the
+    scopes are unknown."""
+    if len(unit.scopes) != unit.negations:
+        return unit.negations
+    said = other.stems | frozenset().union(
+        *(
+            stem_set
+            for pair in _ANTONYMS
+            for stem_set in _poles(pair)
+            if other.words & (pair[0] | pair[1])
+        )
+    )
+    return sum(not sc or bool(sc & said) for sc in unit.scopes)
+
+
+def _poles(pair: tuple[frozenset[str], frozenset[str]]) -> tuple[frozenset[str], ...]:
+    """Both poles of an antonym pair, stemmed: 'not required' bears on a span that says
+    'optional'."""
+    return tuple(frozenset(stem(w) for w in pole) for pole in pair)
 
 
 def _span_units(span: str) -> list[tuple[_Unit, list[_Unit]]]:
@@ -218,11 +256,12 @@ def _swaps(claim: _Unit, span: _Unit) -> list[str]:
 
 def _flipped(claim: _Unit, span: _Unit) -> str | None:
     swaps = _swaps(claim, span)
-    if (claim.negations + span.negations + len(swaps)) % 2 == 0:
+    mine, theirs = claim.negations, _bearing(span, claim)
+    if (mine + theirs + len(swaps)) % 2 == 0:
         return None
     if swaps:
         return swaps[0]
-    said = "negates" if claim.negations % 2 else "drops the negation of"
+    said = "negates" if mine % 2 else "drops the negation of"
     return f"the claim {said} what the span says"
 
 

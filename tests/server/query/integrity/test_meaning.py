@@ -153,6 +153,12 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "In the 32 states with a statutory minimum age, it varies from 14 to 18, while in "
             "18 states there is no minimum age.",
         ),
+        # the words the span's negation bears on are the claim's: it drops the negation
+        (
+            "A 1% expense ratio sounds like much.",
+            "A 1% expense ratio may not sound like much, yet the fund eats a quarter of your "
+            "earnings.",
+        ),
     ],
 )
 def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
@@ -191,6 +197,16 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
             "In the 32 states with a statutory minimum age, it varies from 14 to 18.",
             "In the 32 states with a statutory minimum age, it varies from 14 to 18, while in "
             "18 states there is no minimum age.",
+        ),
+        # the span's negation bears on words the claim never says ("sound like much")
+        (
+            "A 1% expense ratio eats a quarter of your earnings.",
+            "A 1% expense ratio may not sound like much, yet the fund eats a quarter of your "
+            "earnings.",
+        ),
+        (
+            "Put the endpoints in a separate, dedicated subnet.",
+            "Put the endpoints in a separate, dedicated subnet that is not shared with workloads.",
         ),
     ],
 )
