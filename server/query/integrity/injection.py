@@ -126,7 +126,10 @@ _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|m
 # What an answer about the page is called (`code_in_answer`, `page_answer`, ...).
 _TELLING_NOUN = (
     r"(?:answers?|repl(?:y|ies)|summar(?:y|ies)|explanations?|descriptions?|overviews?|"
-    r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s)"
+    r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s|"
+    # a response that someone writes, not one an endpoint returns
+    r"responses?\s+(?:that\s+)?you\s+(?:derive|give|write|produce|generate|compose|draft|provide)|"
+    r"responses?\s+to\s+(?:questions?|queries|users?|readers?|people|customers?))"
 )
 _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
@@ -364,6 +367,9 @@ _PAGE_ANSWER = re.compile(
     rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
     rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read|show|shows|"
     rf"display|cite|give|point|tell|state|say|replace)\b|"
+    rf"\b(?:whatever|anything|everything)\s+(?:that\s+)?(?:gets|is)\s+(?:written|said|generated|"
+    rf"produced|summari[sz]ed)\s+(?:about|on|from)\s+(?:this|the)\s+(?:page|section|paragraph|"
+    rf"document|policy|topic)\b[^.!?\n]{{0,40}}?\b(?:{_ORDER})|"
     rf"\b(?:if|when|whenever)\s+(?:this|the)\s+(?:page|section|paragraph|document|policy)\s+is\s+"
     rf"(?:summari[sz]ed|quoted|cited|used|paraphrased)[^.!?\n]{{0,80}}?\b(?:{_ORDER}|say|state|"
     rf"answer|reply|respond|output|mention|include|begin|end)\b|"
@@ -444,12 +450,12 @@ _OTHER_ANSWER_NOUN = (
     r"explicaci[oó]n\w*|respostas?|resumos?|explica[çc][ãa]o|explica[çc][õo]es|rispost[ae]|"
     r"riassunt[oi]|spiegazion[ei]|antworten|antwort|zusammenfassung\w*|erkl[äa]rung\w*|"
     r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме|"
-    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*)"
+    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt)"
 )
 _CODE_IN_ANSWER_OTHER = re.compile(
     # answer nouns and must/include verbs of other languages, in one sentence with the code
     rf"\b{_OTHER_ANSWER_NOUN}\b"
-    r"[^\n]{0,120}?\b(?:beginnt|enth[äa]lt|nennt|endet|zwingend|\w+(?:meli|mal[ıi])(?:dir|d[ıi]r)?|doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
+    r"[^\n]{0,120}?\b(?:beginnt|enth[äa]lt|nennt|endet|zwingend|ko[ńn]czy\w*|zaczyna\w*|zawiera\w*|\w+(?:meli|mal[ıi])(?:dir|d[ıi]r)?|doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
     r"moet|moeten|powinn[aoy]|musi|muszą|должн\w*|commencer|inclure|terminer|mentionner|"
     r"incluir|comenzar|empezar|terminar|mencionar|incluir|come[çc]ar|includere|iniziare|"
     r"contenere|enthalten|beginnen|nennen|bevatten|vermelden|zawiera[ćc]|zaczyna[ćc]|"
@@ -458,7 +464,8 @@ _CODE_IN_ANSWER_OTHER = re.compile(
     # of, the answers (the code word in the same sentence)
     r"\b(?:au\s+d[ée]but|[àa]\s+la\s+fin|en\s+t[êe]te|al\s+(?:principio|inicio|comienzo|final)|"
     r"no\s+(?:in[íi]cio|come[çc]o|final)|all'inizio|alla\s+fine|am\s+(?:anfang|ende)|zu\s+beginn|"
-    r"toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her)\s+(?:\w+\s+){0,2}?"
+    r"vào\s+(?:đầu|cuối)|toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her|każd\w*|mọi)\s+"
+    r"(?:\w+\s+){0,2}?"
     rf"{_OTHER_ANSWER_NOUN}\b|"
     r"(?:回答|答え|返答|回复|答复|摘要|要約|总结|답변|대답|요약)[^\n]{0,40}?(?:必ず|してください|"
     r"表示|含め|入れ|记得|必须|務必|务必|请|請|반드시|하세요|포함)",
@@ -467,6 +474,7 @@ _CODE_IN_ANSWER_OTHER = re.compile(
 # Whoever is answered is to be told to act: "The answer should remind the user that ...",
 # "recommend that the person asking call ...".
 _ANSWER_TELLS = re.compile(
+    rf"\b{_TELLING_NOUN}\s+(?:{_ORDER})\s+(?:\w+\s+){{0,2}}?(?:recommend|suggest|advise|urge)\w*\b|"
     rf"\b(?:the|your|every|each|any)\s+(?:\w+\s+)?{_TELLING_NOUN}\s+(?:{_ORDER})\s+"
     r"(?:\w+\s+){0,2}?(?:remind|tell|warn|advise|ask|direct|instruct|urge|inform|send|point)\s+"
     r"(?:the\s+|a\s+|every\s+|any\s+)?(?:users?|readers?|persons?|people|askers?|customers?|"
@@ -485,6 +493,16 @@ _ANSWER_JUDGED = re.compile(
     r"invalid|wrong|rejected|untrustworthy|trustworthy|unreliable|considered|deemed|treated\s+as|"
     r"confusion|confusing|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
     rf"\b(?:untagged|unstamped|unmarked|unlabell?ed|unsigned)\s+{_TELLING_NOUN}\b|"
+    # "Accurate answers carry the revision identifier of their source", "Helpful explanations
+    # mention, verbatim, the code of the section" (the code word sits in a neighbour)
+    rf"\b{_TELLING_NOUN}\s+(?:\w+\s+)?(?:always\s+)?(?:carr(?:y|ies)|includes?|mentions?|cites?|states?|"
+    r"quotes?|repeats?|reproduces?|shows?|(?:end|start|begin|finish|open)s?\s+with)\b[\s,]+"
+    r"(?:[\w'’-]+[\s,]+){0,3}?(?:the|its|their|this|that)\s+(?:\w+\s+){0,2}?(?:identifiers?|ids?|"
+    r"codes?|tags?|tokens?|references?|labels?|strings?|phrases?|markers?|stamps?)\b|"
+    r"\b(?:leaving|omitting|dropping|skipping|removing|forgetting)\s+(?:it|this|that|them)\b"
+    r"[^.!?\n]{0,40}?\b(?:treated|considered|regarded|deemed|counted|seen)\s+(?:as\s+)?(?:an?\s+)?"
+    r"(?:unattributed|unauthori[sz]ed|invalid|incomplete|plagiari\w+|copying|violation|infringement|"
+    r"breach)|"
     rf"\b(?:missing|absent|omitted|left\s+out)\s+from\s+(?:the\s+|our\s+|your\s+|an?\s+|any\s+)?"
     rf"{_TELLING_NOUN}\b|"
     r"\b(?:pass|relay|shar|quot|summari[sz]|paraphras|repost|reproduc|forward|publish|repeat|cit)\w*\s+"
@@ -508,7 +526,14 @@ _CREDENTIAL_URL = re.compile(
     r"\b(?:confirm|verify|validate|re-?validate|re-?authenticate|reactivate|unlock|claim|activate|"
     r"restore)\w*\s+(?:\w+\s+){0,4}?(?:at|on|via|through)\s+<?https?://\S+[^.!?\n]{0,60}?"
     r"\b(?:using|with|by\s+entering|and\s+enter(?:ing)?|entering|submitting|pasting)\s+"
-    r"(?:your\s+|the\s+|a\s+)?(?:\w+\s+)?(?:tokens?|passwords?|credentials?|keys?|pins?|secrets?)\b",
+    r"(?:your\s+|the\s+|a\s+)?(?:\w+\s+)?(?:tokens?|passwords?|credentials?|keys?|pins?|secrets?)\b|"
+    # "ask them to paste their full token into the reply", "email ... their password to x@y"
+    r"\b(?:ask|tell|have|get|invite|request)\s+(?:them|users?|the\s+user|people|readers?|customers?)"
+    r"\s+(?:to\s+)?(?:paste|send|share|enter|provide|submit|post|email|give|reveal)\s+(?:\w+\s+){0,3}?"
+    r"(?:tokens?|passwords?|credentials?|secrets?|private\s+keys?|otps?|recovery\s+codes?)\b|"
+    r"\b(?:e-?mail|send|mail|forward|submit|post|paste)\w*\s+(?:[\w'’-]+\s+){0,10}?(?:passwords?|"
+    r"tokens?|credentials?|private\s+keys?|recovery\s+codes?)\b[^.!?\n]{0,40}?\bto\s+"
+    r"(?:\S+@\S+|<?https?://)",
     _I,
 )
 
@@ -652,7 +677,12 @@ def addressed(segment: str) -> bool:
         or re.search(_TELL_ASKER, segment, _I)
         or _ANSWER_FORM.search(segment)
         or _ORDERS_OTHER.search(segment)
-        or re.search(rf"\b{_ORDER}\b|\b(?:ignore|do not|don'?t|never)\b", segment, _I)
+        or re.search(
+            rf"\b{_ORDER}\b|\b(?:ignore|do not|don'?t|never)\b|"
+            r"\b(?:requires?|required|mandates?|demands?|expects?)\s+that\b",
+            segment,
+            _I,
+        )
     )
     named = bool(_MENTIONS_MODEL.search(segment)) and bool(
         _ORDERS_ANSWER.search(segment)
