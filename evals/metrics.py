@@ -24,7 +24,8 @@ class CitedSpan:
     """What a metric needs of one citation.
 
     `also_in`: other corpus paths holding the same cited text (a duplicate document); the
-    citation counts as a citation in each of them too.
+    citation counts as a citation in each of them too, at `also_at[i]` when the copy's place
+    there is known (a copied sentence), else at its own offsets (a duplicated document).
     """
 
     path: str
@@ -34,10 +35,19 @@ class CitedSpan:
     chunk_end: int
     supported: bool
     also_in: tuple[str, ...] = ()
+    also_at: tuple[tuple[int, int] | None, ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:
         return (self.path, *self.also_in)
+
+    def places(self) -> list[tuple[str, int, int]]:
+        """(path, start, end) of the cited text in its document and in each `also_in` one."""
+        out = [(self.path, self.start, self.end)]
+        for i, p in enumerate(self.also_in):
+            at = self.also_at[i] if i < len(self.also_at) else None
+            out.append((p, *(at or (self.start, self.end))))
+        return out
 
 
 def overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
@@ -47,13 +57,17 @@ def overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
 
 def matches(c: CitedSpan, gold: Sequence[GoldSpan]) -> bool:
     """Same document (its path or an `also_in` path) and the cited span overlaps a gold quote."""
-    return any(g.path in c.paths and overlaps(c.start, c.end, g.start, g.end) for g in gold)
+    return any(
+        g.path == p and overlaps(s, e, g.start, g.end) for g in gold for p, s, e in c.places()
+    )
 
 
 def in_gold_section(c: CitedSpan, gold: Sequence[GoldSpan]) -> bool:
     """Same document and `section_start <= start` and `end <= section_end` of a gold quote."""
     return any(
-        g.path in c.paths and g.section_start <= c.start and c.end <= g.section_end for g in gold
+        g.path == p and g.section_start <= s and e <= g.section_end
+        for g in gold
+        for p, s, e in c.places()
     )
 
 

@@ -98,6 +98,9 @@ class CitationResult(_Model):
     section: Span | None = Field(default=None, description="None when the path is not found")
     supported: bool
     also_in: list[str] = Field(default_factory=list, description="other paths, same text")
+    also_at: list[Span | None] = Field(
+        default_factory=list, description="per `also_in` path, where the copy sits (None: own span)"
+    )
     rerank_score: float | None = None
 
     def cited(self) -> m.CitedSpan:
@@ -109,6 +112,7 @@ class CitationResult(_Model):
             self.chunk.end,
             self.supported,
             tuple(self.also_in),
+            tuple((a.start, a.end) if a else None for a in self.also_at),
         )
 
 
@@ -244,18 +248,24 @@ class Corpus:
         return Span(start=lo, end=hi)
 
 
-def _also_in(c: object, corpus: Corpus) -> list[str]:
-    """`Citation.also_in` when the contract has it: objects with doc_id/source_url, or strings."""
-    out = []
+def _also_in(c: object, corpus: Corpus) -> list[tuple[str, Span | None]]:
+    """`Citation.also_in` when the contract has it (objects with doc_id/source_url and an
+    optional span, dicts, or strings): each other path, and where the copy sits there."""
+    out: list[tuple[str, Span | None]] = []
     for o in getattr(c, "also_in", ()) or ():
+        at = None
         if isinstance(o, str):
             ref = o
         elif isinstance(o, dict):
             ref = o.get("doc_id") or o.get("source_url") or ""
+            span = o.get("span")
+            at = Span(start=span["start"], end=span["end"]) if span else None
         else:
             ref = getattr(o, "doc_id", None) or getattr(o, "source_url", "") or ""
+            span = getattr(o, "span", None)
+            at = Span(start=span.start, end=span.end) if span is not None else None
         if ref:
-            out.append(corpus.path_of(ref))
+            out.append((corpus.path_of(ref), at))
     return out
 
 
@@ -263,6 +273,7 @@ def citation_results(a: Answer, corpus: Corpus) -> list[CitationResult]:
     out = []
     for c in a.citations:
         path = corpus.path_of(c.doc_id)
+        also = _also_in(c, corpus)
         out.append(
             CitationResult(
                 snippet_id=c.snippet_id,
@@ -272,7 +283,8 @@ def citation_results(a: Answer, corpus: Corpus) -> list[CitationResult]:
                 quote=c.quote,
                 section=corpus.section(path, c.span.start),
                 supported=c.verification.supported,
-                also_in=_also_in(c, corpus),
+                also_in=[p for p, _ in also],
+                also_at=[at for _, at in also],
                 rerank_score=c.score_norm,
             )
         )

@@ -148,6 +148,11 @@ class AlsoIn(Frozen):
     source_url: str
     snippet_id: str
     rev: str
+    span: Offsets | None = Field(
+        default=None,
+        description="where the copied unit sits in that document (document offsets); None when "
+        "the whole chunk is a near-duplicate",
+    )
 
 
 class Hit(Frozen):
@@ -191,6 +196,11 @@ class CitationSlot(Frozen):
     snippet_id: str
     offsets: Offsets
     quote: str
+    also_in: tuple[AlsoIn, ...] = Field(
+        default=(),
+        description="other documents whose retrieved text holds this same quote, not cited "
+        "(the citation lists them beside its chunk's own near-duplicates)",
+    )
 
 
 class Claim(Frozen):

@@ -49,6 +49,15 @@ def test_also_in_counts_the_citation_in_each_document() -> None:
     assert not m.matches(m.CitedSpan("copy/a.md", 12, 14, 0, 40, True), [G])
 
 
+def test_a_copied_sentence_counts_where_it_sits_in_the_other_document() -> None:
+    # cited at [300, 320) of copy/a.md; the same sentence sits at [10, 30) of a.md
+    moved = m.CitedSpan("copy/a.md", 300, 320, 0, 400, True, ("a.md",), ((10, 30),))
+    assert moved.places() == [("copy/a.md", 300, 320), ("a.md", 10, 30)]
+    assert m.matches(moved, [G]) and m.citation_match_rate([[moved]], [[G]]) == 1.0
+    # without the copy's place, its own offsets are used: they miss the gold quote
+    assert not m.matches(m.CitedSpan("copy/a.md", 300, 320, 0, 400, True, ("a.md",)), [G])
+
+
 def test_cited_chars_latency_ratio_and_bootstrap() -> None:
     # a.md [0,10) and [5,15) union 15 chars, b.md [0,3) 3 chars -> 18; second answer 4
     one = [c("a.md", 0, 10), c("a.md", 5, 15), c("b.md", 0, 3)]

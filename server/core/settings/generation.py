@@ -32,6 +32,12 @@ class GenerationSettings(BaseModel):
         description="share of the smaller unit's content words inside a chosen one above which "
         "it repeats it (a sentence and the lead-in unit that holds it)",
     )
+    twin_jaccard: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="content-word Jaccard at or above which a unit of another document, whose "
+        "words the larger unit all holds, is the same passage copied (cited once, `also_in`)",
+    )
     max_unit_chars: int = Field(
         gt=0,
         description="characters a lead-in unit may span with the list or code it introduces "

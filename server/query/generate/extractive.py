@@ -6,7 +6,9 @@ fragment unless the question asks for one) are scored against the question (embe
 cosine of the unit, read with its heading path in a sectioned document; content-word
 overlap; the hit's rerank score relative to the best hit's; weights and cut-offs in
 `generation` settings, fitted by `evals/calibration/extractive.py`), picked greedily
-without redundancy, typed, and each gets one citation slot whose quote is the exact unit.
+without redundancy, typed, and each gets one citation slot whose quote is the exact unit
+(a unit copied into another recalled document, word for word or with a short clause added, is
+one slot, the other document and the copy's span in its `also_in`).
 The best unit leads the answer (the direct answer first; for a question that asks for a
 duration, price, size, count ..., the best unit that states one); the others follow by
 score, one paragraph (segment) per section in the order the sections first appear.
@@ -14,10 +16,11 @@ score, one paragraph (segment) per section in the order the sections first appea
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.core.contracts import Chunk, CitationSlot, Claim, Draft, Hit, Offsets
+from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import HEADING_SEPARATOR, content_words, embed_input
@@ -45,6 +48,41 @@ class Picked:
     sentence: Unit
     score: float
     words: frozenset[str]
+    also_in: tuple[AlsoIn, ...] = ()  # other documents whose candidate unit is this same text
+
+
+def _copies(a: Picked, b: Picked, jaccard: float) -> bool:
+    """Two units of different documents that are one passage copied: the same text, or the
+    smaller's content words all in the larger at `jaccard` or more (a short clause added)."""
+    if a.hit.chunk.doc_id == b.hit.chunk.doc_id:
+        return False
+    if (
+        " ".join(a.sentence.quote.split()).casefold()
+        == " ".join(b.sentence.quote.split()).casefold()
+    ):
+        return True
+    small, large = sorted((a.words, b.words), key=len)
+    return bool(small) and small <= large and _jaccard(a.words, b.words) >= jaccard
+
+
+def _twin(cand: Picked, chosen: Picked) -> Picked:
+    """`chosen` with `cand`, the same text in another document, listed in its `also_in`; the
+    copy with the later `updated_at` is the one cited (as for near-duplicate chunks)."""
+    keep, other = (
+        (cand, chosen)
+        if cand.hit.chunk.updated_at > chosen.hit.chunk.updated_at
+        else (
+            chosen,
+            cand,
+        )
+    )
+    c = other.hit.chunk
+    at = Offsets(start=other.sentence.start, end=other.sentence.end)
+    mine = AlsoIn(
+        doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev, span=at
+    )
+    also = (*chosen.also_in, *cand.also_in, mine)
+    return dataclasses.replace(keep, score=chosen.score, also_in=also)
 
 
 def _overlap(question: set[str], words: list[str]) -> float:
@@ -131,6 +169,8 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
     for cand in scored:
         if cand.score < floor or len(chosen) == max_claims:
             break
+        if _twin_of(cand, chosen, cfg.twin_jaccard) is not None:
+            continue  # joined to its twin below
         if (
             cand.hit.chunk.section_id != top.hit.chunk.section_id
             and cand.score < cfg.other_section_cutoff * top.score
@@ -143,7 +183,22 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
         ):
             continue
         chosen.append(cand)
+    # A chosen unit found word for word in another recalled document, whatever that copy
+    # scored (only its hit's rank differs): one slot, the other document in `also_in`.
+    for cand in scored:
+        i = _twin_of(cand, chosen, cfg.twin_jaccard)
+        if i is not None and cand.hit.chunk.doc_id not in _docs(chosen[i]):
+            chosen[i] = _twin(cand, chosen[i])
     return chosen
+
+
+def _twin_of(cand: Picked, chosen: Sequence[Picked], jaccard: float) -> int | None:
+    """The chosen unit `cand` copies from another document, if any."""
+    return next((i for i, c in enumerate(chosen) if _copies(c, cand, jaccard)), None)
+
+
+def _docs(p: Picked) -> set[str]:
+    return {p.hit.chunk.doc_id, *(a.doc_id for a in p.also_in)}
 
 
 def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
@@ -182,6 +237,7 @@ class ExtractiveGenerator:
                 snippet_id=cand.hit.chunk.snippet_id,
                 offsets=Offsets(start=s.start, end=s.end),
                 quote=s.quote,
+                also_in=cand.also_in,
             )
             claims.append(
                 Claim(

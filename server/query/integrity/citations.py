@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.core.contracts import (
+    AlsoIn,
     CheckCode,
     Citation,
     CitationSlot,
@@ -48,5 +49,19 @@ def build_citation(slot: CitationSlot, hit: Hit, verdict: ClaimVerdict) -> Citat
         k_pos=hit.k_pos,
         k_final=hit.k_final,
         old_document=hit.old_document,
-        also_in=hit.also_in,
+        also_in=merged_also_in(hit.also_in, slot.also_in, hit.chunk.doc_id),
     )
+
+
+def merged_also_in(
+    chunk: Sequence[AlsoIn], unit: Sequence[AlsoIn], own_doc: str
+) -> tuple[AlsoIn, ...]:
+    """The chunk's near-duplicates, then the documents that hold the same quote, each
+    document once and never the cited one."""
+    seen = {own_doc}
+    out = []
+    for a in (*chunk, *unit):
+        if a.doc_id not in seen:
+            seen.add(a.doc_id)
+            out.append(a)
+    return tuple(out)
