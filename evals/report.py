@@ -269,9 +269,7 @@ def in_context(
 def _pair(c: CitationResult | None, g: GoldQuote | None, corpus: Corpus) -> str:
     left = right = '<span class="muted">—</span>'
     if c is not None:
-        golds = [
-            (x.span.start, x.span.end) for x in ([g] if g else []) if x.path in (c.path, *c.also_in)
-        ]
+        golds = [(x.span.start, x.span.end) for x in ([g] if g else []) if x.path == c.path]
         sec = (c.section.start, c.section.end) if c.section else None
         left = (
             f"<div><b>cited</b> {_esc(c.path)} [{c.span.start}, {c.span.end})"
@@ -282,7 +280,7 @@ def _pair(c: CitationResult | None, g: GoldQuote | None, corpus: Corpus) -> str:
         )
     if g is not None:
         cited = [
-            (x.span.start, x.span.end) for x in ([c] if c else []) if g.path in (x.path, *x.also_in)
+            (p0, p1) for x in ([c] if c else []) for p, p0, p1 in x.cited().places() if p == g.path
         ]
         right = (
             f"<div><b>gold</b> {_esc(g.path)} [{g.span.start}, {g.span.end})"
