@@ -149,22 +149,20 @@ def test_a_unit_is_read_with_its_heading_path_only_in_a_sectioned_document() -> 
     assert unit_input(other, "They expire.") == "Auth guide > Tokens > Expiry\n\nThey expire."
 
 
+def _elsewhere(name: str, norm: float, **update: object) -> Hit:
+    """HIT_2's chunk as document `name`.md (its text and dates changed by `update`)."""
+    fields = {"doc_id": f"{name}.md", "snippet_id": f"{name}-1", "source_url": f"{name}.md"}
+    chunk = HIT_2.chunk.model_copy(update={**fields, "section_id": f"{name}/tokens", **update})
+    return Hit(chunk=chunk, score_raw=0.03, score_norm=norm, k_pos=3, k_final=3)
+
+
 def test_the_same_unit_in_another_document_is_cited_once_with_also_in(
     gen: ExtractiveGenerator,
 ) -> None:
     """A sentence copied into another document (the terms repeated in a second policy) is
     one citation: the other document is listed in its `also_in`, and the slot it would
     have taken goes to other evidence. The copy with the later `updated_at` is cited."""
-    copy = HIT_2.chunk.model_copy(
-        update={
-            "doc_id": "copy.md",
-            "snippet_id": "copy-1",
-            "source_url": "copy.md",
-            "section_id": "copy/tokens",
-            "updated_at": datetime(2026, 6, 1, tzinfo=UTC),
-        }
-    )
-    twin = Hit(chunk=copy, score_raw=0.03, score_norm=0.69, k_pos=3, k_final=3)
+    twin = _elsewhere("copy", 0.69, updated_at=datetime(2026, 6, 1, tzinfo=UTC))
     q = "When do access tokens expire?"
     alone = gen.generate(q, [HIT_1, HIT_2])
     both = gen.generate(q, [HIT_1, HIT_2, twin])
@@ -181,17 +179,7 @@ def test_the_same_unit_in_another_document_is_cited_once_with_also_in(
 
 def test_a_near_copy_with_a_clause_added_is_the_same_passage(gen: ExtractiveGenerator) -> None:
     text = "Access tokens expire after 30 minutes since version 0.95 in production.\n"
-    near = HIT_2.chunk.model_copy(
-        update={
-            "doc_id": "near.md",
-            "snippet_id": "near-1",
-            "source_url": "near.md",
-            "section_id": "near/tokens",
-            "offsets": Offsets(start=0, end=len(text)),
-            "text": text,
-        }
-    )
-    other = Hit(chunk=near, score_raw=0.03, score_norm=0.5, k_pos=3, k_final=3)
+    other = _elsewhere("near", 0.5, text=text, offsets=Offsets(start=0, end=len(text)))
     draft = gen.generate("When do access tokens expire?", [HIT_1, HIT_2, other])
     slots = [c.citations[0] for c in draft.claims]
     assert slots
@@ -200,12 +188,6 @@ def test_a_near_copy_with_a_clause_added_is_the_same_passage(gen: ExtractiveGene
     assert [a.doc_id for a in expiry.also_in] == ["near.md"]
     # a sentence that says something else beside the shared words is no copy
     unlike = "Access tokens expire after 30 minutes unless the admin extends the session.\n"
-    apart = other.model_copy(
-        update={
-            "chunk": near.model_copy(
-                update={"text": unlike, "offsets": Offsets(start=0, end=len(unlike))}
-            )
-        }
-    )
+    apart = _elsewhere("near", 0.5, text=unlike, offsets=Offsets(start=0, end=len(unlike)))
     again = gen.generate("When do access tokens expire?", [HIT_1, HIT_2, apart])
     assert all(not c.citations[0].also_in for c in again.claims)
