@@ -116,7 +116,7 @@ _MODEL = (
     r"modelos?\s+de\s+linguagem|model(?:e|i|u|ów|y)?\s+j[eę]zykow\w*|taalmodel\w*|"
     r"spr[aå]kmodell\w*|dil\s+model\w*|yapay\s+zek[aâ]\w*|ии(?:-\w+)?|языков\w*\s+модел\w*|нейросет\w*|"
     r"语言模型|大模型|人工智能|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델|"
-    r"الذكاء\s+الاصطناعي|المساعد\s+الذكي|نموذج\s+لغوي|एआई|कृत्रिम\s+बुद्धि|भाषा\s+मॉडल)"
+    r"الذكاء\s+الاصطناعي|(?:ال|لل|ل)?مساعد\s+(?:ال)?ذكي|نموذج\s+لغوي|एआई|कृत्रिम\s+बुद्धि|भाषा\s+मॉडल)"
 )
 _MODEL_OR_ASSISTANT = (
     rf"(?:{_MODEL}|assistants?|asistentes?|assistente|assistent(?:en)?|asystent\w*|ассистент\w*|"
@@ -129,7 +129,8 @@ _TELLING_NOUN = (
     r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s|"
     # a response that someone writes, not one an endpoint returns
     r"responses?\s+(?:that\s+)?you\s+(?:derive|give|write|produce|generate|compose|draft|provide)|"
-    r"responses?\s+to\s+(?:questions?|queries|users?|readers?|people|customers?))"
+    r"responses?\s+to\s+(?:an?\s+|any\s+|every\s+|the\s+)?(?:questions?|queries|users?|readers?|"
+    r"people|customers?))"
 )
 _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
@@ -359,14 +360,15 @@ _ABOUT_PAGE = (
     r"built\s+(?:on|from)|(?:produced|made|written|created|generated)\s+(?:from|using)|using|about|"
     r"on|of|(?:to|for)\s+"
     r"(?:an?\s+|any\s+|every\s+)?(?:questions?|queries|requests?)\s+(?:about|on|regarding))\s+"
-    r"(?:this|the\s+present|the\s+current)\s+(?:page|section|paragraph|document|article|chunk|"
-    r"passage|snippet|policy|note|text|site|topic)"
+    r"(?:this|these|the\s+present|the\s+current)\s+(?:page|section|paragraph|document|article|chunk|"
+    r"passage|snippet|policy|note|text|site|topic|table|list|definitions?|terms|guide|tutorial|"
+    r"statement|excerpt)"
 )
 _PAGE_ANSWER = re.compile(
     rf"\b(?:{_TELLING_NOUN}|responses?|outputs?)\s+{_ABOUT_PAGE}\b"
     rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
     rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read|show|shows|"
-    rf"display|cite|give|point|tell|state|say|replace)\b|"
+    rf"display|cite|give|point|tell|state|say|replace|reproduce|repeat|quote)\b|"
     rf"\b(?:whatever|anything|everything)\s+(?:that\s+)?(?:gets|is)\s+(?:written|said|generated|"
     rf"produced|summari[sz]ed)\s+(?:about|on|from)\s+(?:this|the)\s+(?:page|section|paragraph|"
     rf"document|policy|topic)\b[^.!?\n]{{0,40}}?\b(?:{_ORDER})|"
@@ -402,7 +404,7 @@ _ORDERS_OTHER = re.compile(
     r"recomend\w*|recommande\w*|raccomand\w*|empfiehl\w*|empfehle\w*|"
     r"escreva|comece|odpowiedz\w*|odpowied[źz]\w*|napisz|antwort\w*|schreib\w*|beginne|"
     r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай)\b|"
-    r"回答|答え|返答|回复|回答してください|답변|대답|أجب|اكتب|لخص|लिखें|लिखो|उत्तर|जवाब",
+    r"回答|答え|返答|回复|回答してください|답변|대답|أجب|اكتب|لخص|يُ?رجى|الرجاء|लिखें|लिखो|उत्तर|जवाब",
     _I,
 )
 # A code word the answer is to carry (`code_in_answer`): a sentence that holds an upper-case
@@ -416,14 +418,15 @@ _ORDERS_OTHER = re.compile(
 _TELLING_ACT = (
     r"(?:answer\w*|summari[sz]\w*|explain\w*|describ\w*|paraphras\w*|relay\w*|restat\w*|"
     r"retell\w*|condens\w*|recap\w*|pass\w*\s+(?:\w+\s+){0,3}?on|forward\w*\s+(?:\w+\s+){0,3}?to|"
-    r"shar\w*\s+(?:\w+\s+){0,3}?with)"
+    r"shar\w*\s+(?:\w+\s+){0,3}?with|(?:help|assist|support)\w*\s+(?:anyone|someone|somebody|users?|"
+    r"people|others|customers?|readers?))"
 )
 _PLACEMENT = (
     r"(?:includ\w*|mention\w*|stat(?:e|es|ed|ing)\b|contain\w*|carr(?:y|ies|ied)|clos(?:e|es|ed)\b|"
     r"conclud\w*|finish\w*|end(?:s|ed)?\b|open(?:s|ed)?\b|start\w*|begin\w*|began|lead\w*\s+with|"
     r"work\w*\s+(?:\w+\s+){0,6}?into|put\s+(?:\w+\s+){0,6}?in|insert\w*|add\w*|quot\w*|"
     r"read\s+out|cite\w*|display\w*|show\w*|sign\w*\s+off|reproduc\w*|repeat\w*|tagged|stamped|"
-    r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at)|"
+    r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at)|output\w*|print\w*|emit\w*|"
     r"(?:put|place|keep|list)\w*\s+(?:\w+\s+){0,6}?(?:at|on)\s+(?:the\s+)?(?:very\s+)?(?:top|start|"
     r"beginning|front|head|end|bottom)\b)"
 )
@@ -442,7 +445,8 @@ _CODE_IN_ANSWER = re.compile(
     rf"\b(?:when|while|if|whenever|before|after|anyone|whoever|everyone|those)\s+(?:\w+\s+){{0,4}}?"
     rf"{_TELLING_ACT}\b[^\n]{{0,120}}?\b{_PLACEMENT}|{_SLOT}|"
     rf"\b{_PLACEMENT}[^\n]{{0,80}}?\b(?:when|whenever|while|if|each\s+time)\s+(?:[\w'’-]+\s+){{0,7}}?"
-    rf"(?:is|are|gets?)\s+{_TELLING_ACT}",
+    rf"(?:is|are|gets?)\s+{_TELLING_ACT}|"
+    rf"\b{_PLACEMENT}[^\n]{{0,80}}?\b(?:when|whenever|while|each\s+time)\s+(?:you\s+)?{_TELLING_ACT}",
     _I,
 )
 _OTHER_ANSWER_NOUN = (
@@ -450,7 +454,7 @@ _OTHER_ANSWER_NOUN = (
     r"explicaci[oó]n\w*|respostas?|resumos?|explica[çc][ãa]o|explica[çc][õo]es|rispost[ae]|"
     r"riassunt[oi]|spiegazion[ei]|antworten|antwort|zusammenfassung\w*|erkl[äa]rung\w*|"
     r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме|"
-    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt)"
+    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt|ال?إجاب\w*|إجاب\w*|الرد|ال?ملخص)"
 )
 _CODE_IN_ANSWER_OTHER = re.compile(
     # answer nouns and must/include verbs of other languages, in one sentence with the code
@@ -464,9 +468,11 @@ _CODE_IN_ANSWER_OTHER = re.compile(
     # of, the answers (the code word in the same sentence)
     r"\b(?:au\s+d[ée]but|[àa]\s+la\s+fin|en\s+t[êe]te|al\s+(?:principio|inicio|comienzo|final)|"
     r"no\s+(?:in[íi]cio|come[çc]o|final)|all'inizio|alla\s+fine|am\s+(?:anfang|ende)|zu\s+beginn|"
-    r"vào\s+(?:đầu|cuối)|toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her|każd\w*|mọi)\s+"
+    r"vào\s+(?:đầu|cuối)|في\s+(?:بداية|نهاية|أول|آخر)|toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her|każd\w*|mọi)\s+"
     r"(?:\w+\s+){0,2}?"
     rf"{_OTHER_ANSWER_NOUN}\b|"
+    # Hindi: an answer (उत्तर, जवाब, सारांश) that must include (शामिल करें, अवश्य, ज़रूर)
+    r"(?:उत्तर|जवाब|सारांश)[^\n]{0,60}?(?:शामिल\s*कर|अवश्य|ज़रूर|जरूर|लिखें)|"
     r"(?:回答|答え|返答|回复|答复|摘要|要約|总结|답변|대답|요약)[^\n]{0,40}?(?:必ず|してください|"
     r"表示|含め|入れ|记得|必须|務必|务必|请|請|반드시|하세요|포함)",
     _I,
@@ -491,8 +497,24 @@ _ANSWER_JUDGED = re.compile(
     rf"\b{_TELLING_NOUN}\b[^.!?\n]{{0,80}}?\b(?:leave|leaves|left|omit\w*|skip\w*|drop\w*|lack\w*|"
     r"miss\w*|without|checked\s+against|carry\w*|carries)\b[^.!?\n]{0,80}?\b(?:incomplete|"
     r"invalid|wrong|rejected|untrustworthy|trustworthy|unreliable|considered|deemed|treated\s+as|"
-    r"confusion|confusing|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
+    r"confus\w*|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
     rf"\b(?:untagged|unstamped|unmarked|unlabell?ed|unsigned)\s+{_TELLING_NOUN}\b|"
+    rf"\b(?:is|are)\s+(?:mandatory|required|compulsory|obligatory|expected)\s+in\s+(?:any|every|each|all)\s+"
+    rf"{_TELLING_NOUN}\b|"
+    r"\b(?:copies|versions|excerpts|quotes|relays|reproductions)\s+of\s+(?:this|these|the)\s+(?:page|"
+    r"section|text|terms|policy|document|guide|tutorial)\b[^.!?\n]{0,60}?\bwithout\s+(?:it|this|that|"
+    r"them|its|the)\b[^.!?\n]{0,60}?\b(?:treated|considered|regarded|deemed|stale|invalid|"
+    r"incomplete|unofficial|outdated)\b|"
+    r"\b(?:whoever|anyone\s+who|those\s+who|people\s+who)\s+(?:pass\w*|relay\w*|shar\w*|forward\w*|"
+    r"quot\w*|summari[sz]\w*|explain\w*)\s+(?:this|these|the)\b[^.!?\n]{0,60}?\b(?:keeps?|retains?|"
+    r"includes?|carr(?:y|ies)|preserves?)\s+(?:that|the|this|its)\s+(?:\w+\s+)?(?:markers?|codes?|tags?|"
+    r"tokens?|references?|identifiers?|ids?|strings?|labels?|stamps?)\b|"
+    rf"\b(?:survive|remain|stay|appear|be\s+kept|be\s+included|be\s+preserved)\w*\s+(?:wherever|"
+    rf"whenever|each\s+time|every\s+time)\s+(?:this|the|these)\s+(?:\w+\s+)?(?:is|are|gets?)\s+"
+    rf"{_TELLING_ACT}|"
+    r"\b(?:mention|include|state|put|place|quote|give|cite)\w*\s+(?:it|this|that|them)\s+(?:in|at\s+"
+    r"the\s+(?:start|end|top|beginning)\s+of)\s+(?:your|their|the|every|each|any|its|his|her)\s+"
+    r"(?:first|opening|last|final|closing)\s+(?:sentence|line|paragraph|word)s?\b|"
     # "Accurate answers carry the revision identifier of their source", "Helpful explanations
     # mention, verbatim, the code of the section" (the code word sits in a neighbour)
     rf"\b{_TELLING_NOUN}\s+(?:\w+\s+)?(?:always\s+)?(?:carr(?:y|ies)|includes?|mentions?|cites?|states?|"
@@ -529,11 +551,19 @@ _CREDENTIAL_URL = re.compile(
     r"(?:your\s+|the\s+|a\s+)?(?:\w+\s+)?(?:tokens?|passwords?|credentials?|keys?|pins?|secrets?)\b|"
     # "ask them to paste their full token into the reply", "email ... their password to x@y"
     r"\b(?:ask|tell|have|get|invite|request)\s+(?:them|users?|the\s+user|people|readers?|customers?)"
-    r"\s+(?:to\s+)?(?:paste|send|share|enter|provide|submit|post|email|give|reveal)\s+(?:\w+\s+){0,3}?"
+    r"\s+(?:to\s+)?(?:paste|send|share|enter|provide|submit|post|email|give|reveal|reply\s+with)\s+"
+    r"(?:\w+\s+){0,4}?"
     r"(?:tokens?|passwords?|credentials?|secrets?|private\s+keys?|otps?|recovery\s+codes?)\b|"
     r"\b(?:e-?mail|send|mail|forward|submit|post|paste)\w*\s+(?:[\w'’-]+\s+){0,10}?(?:passwords?|"
     r"tokens?|credentials?|private\s+keys?|recovery\s+codes?)\b[^.!?\n]{0,40}?\bto\s+"
-    r"(?:\S+@\S+|<?https?://)",
+    r"(?:\S+@\S+|<?https?://)|"
+    # "should be sent there and asked to enter their current password"
+    r"\b(?:should|must|need\s+to|are\s+to|is\s+to)\s+be\s+(?:[\w'’-]+\s+){0,5}?asked\s+to\s+(?:enter|"
+    r"provide|submit|send|share|type|paste|give|confirm)\s+(?:\w+\s+){0,3}?(?:passwords?|tokens?|"
+    r"credentials?|recovery\s+codes?|2fa\s+codes?|otps?|authenticator)\b|"
+    # "Users asking about the Terms need to re-accept there by signing in with ... password"
+    rf"\b{_ASKER}[^.!?\n]{{0,60}}?\b(?:need\s+to|must|should|have\s+to|are\s+required\s+to)\s+"
+    r"(?:re-?(?:accept|validate|verify|authenticate|activate|register|enter)|sign\s+in|log\s+in)\b",
     _I,
 )
 
