@@ -52,14 +52,12 @@ class Picked:
 
 
 def _copies(a: Picked, b: Picked, jaccard: float) -> bool:
-    """Two units of different documents that are one passage copied: the same text, or the
-    smaller's content words all in the larger at `jaccard` or more (a short clause added)."""
+    """Two units of different documents that are one passage copied: the same text as read
+    (whitespace, case and Markdown emphasis aside), or the smaller's content words all in the
+    larger at `jaccard` or more (a short clause added)."""
     if a.hit.chunk.doc_id == b.hit.chunk.doc_id:
         return False
-    if (
-        " ".join(a.sentence.quote.split()).casefold()
-        == " ".join(b.sentence.quote.split()).casefold()
-    ):
+    if a.sentence.display.casefold() == b.sentence.display.casefold():
         return True
     small, large = sorted((a.words, b.words), key=len)
     return bool(small) and small <= large and _jaccard(a.words, b.words) >= jaccard
@@ -68,14 +66,8 @@ def _copies(a: Picked, b: Picked, jaccard: float) -> bool:
 def _twin(cand: Picked, chosen: Picked) -> Picked:
     """`chosen` with `cand`, the same text in another document, listed in its `also_in`; the
     copy with the later `updated_at` is the one cited (as for near-duplicate chunks)."""
-    keep, other = (
-        (cand, chosen)
-        if cand.hit.chunk.updated_at > chosen.hit.chunk.updated_at
-        else (
-            chosen,
-            cand,
-        )
-    )
+    later = cand.hit.chunk.updated_at > chosen.hit.chunk.updated_at
+    keep, other = (cand, chosen) if later else (chosen, cand)
     c = other.hit.chunk
     at = Offsets(start=other.sentence.start, end=other.sentence.end)
     mine = AlsoIn(
@@ -183,8 +175,8 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
         ):
             continue
         chosen.append(cand)
-    # A chosen unit found word for word in another recalled document, whatever that copy
-    # scored (only its hit's rank differs): one slot, the other document in `also_in`.
+    # A chosen unit copied into another recalled document, whatever that copy scored (its
+    # hit's rank is what differs): one slot, the other document in `also_in`.
     for cand in scored:
         i = _twin_of(cand, chosen, cfg.twin_jaccard)
         if i is not None and cand.hit.chunk.doc_id not in _docs(chosen[i]):

@@ -106,6 +106,8 @@ _ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("present", "absent missing"),
     )
 )
+# Each antonym pair's words, and both poles stemmed (for a negation's scope).
+_ANTONYM_STEMS = tuple((a | b, frozenset(stem(w) for w in a | b)) for a, b in _ANTONYMS)
 _POLAR = _NEGATION | _HEDGE | frozenset(_STRONG) | frozenset().union(*(a | b for a, b in _ANTONYMS))
 # A claim clause is compared only when it shares at least this many content words with a
 # span unit (all of them, when it has fewer), and at least this share of its own content
@@ -124,10 +126,13 @@ SCOPE_TOKENS = 4  # content words
 class _Unit:
     words: frozenset[str]  # tokens, lowercased ('don't' kept whole)
     content: frozenset[str]  # stemmed content words and numbers, polarity words left out
-    negations: int
-    stems: frozenset[str] = frozenset()  # stemmed non-stop words, polarity words kept
+    stems: frozenset[str]  # stemmed non-stop words, polarity words kept
     # per negation, the stemmed words it bears on (`SCOPE_TOKENS` after it; empty at the end)
-    scopes: tuple[frozenset[str], ...] = ()
+    scopes: tuple[frozenset[str], ...]
+
+    @property
+    def negations(self) -> int:
+        return len(self.scopes)
 
 
 def _tokens(text: str) -> list[str]:
@@ -145,14 +150,13 @@ def _unit(text: str) -> _Unit:
         frozenset([stem(t) for t in tokens[i + 1 :] if t not in STOP][:SCOPE_TOKENS]) for i in at
     )
     stems = frozenset(stem(t) for t in tokens if t not in STOP)
-    return _Unit(frozenset(tokens), frozenset(content), len(at), stems, scopes)
+    return _Unit(frozenset(tokens), frozenset(content), stems, scopes)
 
 
 def _merge(units: list[_Unit]) -> _Unit:
     return _Unit(
         frozenset().union(*(u.words for u in units)),
         frozenset().union(*(u.content for u in units)),
-        sum(u.negations for u in units),
         frozenset().union(*(u.stems for u in units)),
         tuple(sc for u in units for sc in u.scopes),
     )
@@ -160,25 +164,10 @@ def _merge(units: list[_Unit]) -> _Unit:
 
 def _bearing(unit: _Unit, other: _Unit) -> int:
     """The negations of `unit` that bear on what `other` says: those whose scope shares a word
-    with it, or has no words (a negation at the end). Both sides at full count when the
-    scopes are unknown."""
-    if len(unit.scopes) != unit.negations:
-        return unit.negations
-    said = other.stems | frozenset().union(
-        *(
-            stem_set
-            for pair in _ANTONYMS
-            for stem_set in _poles(pair)
-            if other.words & (pair[0] | pair[1])
-        )
-    )
+    with it (or with the other pole of an antonym it uses: 'not required' bears on a span that
+    says 'optional'), or has no words (a negation at the end)."""
+    said = other.stems.union(*(poles for words, poles in _ANTONYM_STEMS if other.words & words))
     return sum(not sc or bool(sc & said) for sc in unit.scopes)
-
-
-def _poles(pair: tuple[frozenset[str], frozenset[str]]) -> tuple[frozenset[str], ...]:
-    """Both poles of an antonym pair, stemmed: 'not required' bears on a span that says
-    'optional'."""
-    return tuple(frozenset(stem(w) for w in pole) for pole in pair)
 
 
 def _span_units(span: str) -> list[tuple[_Unit, list[_Unit]]]:
