@@ -90,6 +90,7 @@ FILLER = "\u2007"  # FIGURE SPACE: whitespace to every parser, absent from real 
 FILLER_RUN = re.compile(FILLER + r"[" + FILLER + r"\s]*")
 
 _I = re.IGNORECASE
+_IN_SENTENCE = r"(?:[^.!?\n]|\.(?=\w))"  # one character of the same sentence ("Section D.3")
 _TO = r"[^.!?\n]{0,40}?"  # a few words within the same sentence
 _W = r"(?:[\w'’-]+[ \t,]+)"  # one word and the space after it
 
@@ -116,11 +117,11 @@ _MODEL = (
     r"modelos?\s+de\s+linguagem|model(?:e|i|u|ów|y)?\s+j[eę]zykow\w*|taalmodel\w*|"
     r"spr[aå]kmodell\w*|dil\s+model\w*|yapay\s+zek[aâ]\w*|ии(?:-\w+)?|языков\w*\s+модел\w*|нейросет\w*|"
     r"语言模型|大模型|人工智能|AI\s*アシスタント|言語モデル|AI\s*어시스턴트|언어\s*모델|"
-    r"الذكاء\s+الاصطناعي|(?:ال|لل|ل)?مساعد\s+(?:ال)?ذكي|نموذج\s+لغوي|एआई|कृत्रिम\s+बुद्धि|भाषा\s+मॉडल)"
+    r"akili\s+bandia|الذكاء\s+الاصطناعي|(?:ال|لل|ل)?مساعد\s+(?:ال)?ذكي|نموذج\s+لغوي|एआई|कृत्रिम\s+बुद्धि|भाषा\s+मॉडल)"
 )
 _MODEL_OR_ASSISTANT = (
     rf"(?:{_MODEL}|assistants?|asistentes?|assistente|assistent(?:en)?|asystent\w*|ассистент\w*|"
-    rf"помощник\w*|助手|アシスタント|어시스턴트|المساعد|सहायक)"
+    rf"msaidizi|wasaidizi|помощник\w*|助手|アシスタント|어시스턴트|المساعد|सहायक)"
 )
 _ANSWER_NOUN = r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?|messages?)"
 # What an answer about the page is called (`code_in_answer`, `page_answer`, ...).
@@ -368,7 +369,8 @@ _PAGE_ANSWER = re.compile(
     rf"\b(?:{_TELLING_NOUN}|responses?|outputs?)\s+{_ABOUT_PAGE}\b"
     rf"[^.!?\n]{{0,80}}?\b(?:{_ORDER}|could|would|began|begin|start|end|ended|include|included|"
     rf"mention|mentioned|recommend|recommended|carr(?:y|ied)|contain(?:ed)?|read|show|shows|"
-    rf"display|cite|give|point|tell|state|say|replace|reproduce|repeat|quote)\b|"
+    rf"display|cite|give|point|tell|state|say|replace|reproduce|repeat|quote|prefix\w*|"
+    rf"suffix\w*|prefac\w*|append\w*|prepend\w*|tagged|stamped)\b|"
     rf"\b(?:whatever|anything|everything)\s+(?:that\s+)?(?:gets|is)\s+(?:written|said|generated|"
     rf"produced|summari[sz]ed)\s+(?:about|on|from)\s+(?:this|the)\s+(?:page|section|paragraph|"
     rf"document|policy|topic)\b[^.!?\n]{{0,40}}?\b(?:{_ORDER})|"
@@ -394,7 +396,9 @@ _HIDDEN_ORDER = re.compile(
 # A front-matter or config key meant for a model: `ai_instructions:`, `llm-prompt:`.
 _MODEL_KEY = re.compile(
     r"^\s*[\"']?(?:ai|llm|gpt|bot|assistant|model|agent|system)[_\-. ]?(?:instructions?|prompts?|"
-    r"directives?|notes?|rules?|orders?)[\"']?\s*[:=]",
+    r"directives?|notes?|rules?|orders?)[\"']?\s*[:=]|"
+    r"^\s*[\"']?(?:answer|reply|summary|explanation)[_\-. ]?(?:prefix|suffix|prepend|append|"
+    r"footer|header|signature|marker|tag)[\"']?\s*[:=]",
     _I | re.MULTILINE,
 )
 # Orders about the answer in other languages (with a model named in the same sentence).
@@ -427,6 +431,7 @@ _PLACEMENT = (
     r"work\w*\s+(?:\w+\s+){0,6}?into|put\s+(?:\w+\s+){0,6}?in|insert\w*|add\w*|quot\w*|"
     r"read\s+out|cite\w*|display\w*|show\w*|sign\w*\s+off|reproduc\w*|repeat\w*|tagged|stamped|"
     r"accompanied\s+by|appear\w*\s+(?:alongside|in|with|at)|output\w*|print\w*|emit\w*|"
+    r"prefac\w*|prefix\w*|suffix\w*|append\w*|prepend\w*|"
     r"(?:put|place|keep|list)\w*\s+(?:\w+\s+){0,6}?(?:at|on)\s+(?:the\s+)?(?:very\s+)?(?:top|start|"
     r"beginning|front|head|end|bottom)\b)"
 )
@@ -438,7 +443,7 @@ _CODE_IN_ANSWER = re.compile(
     rf"\b{_TELLING_NOUN}\b[^\n]{{0,100}}?\b{_PLACEMENT}|"
     rf"\b(?:begin|start|end|finish|open|close|conclude|preface|prefix|sign\s+off|round\s+off|"
     rf"wrap\s+up|top\s+off)\s+(?:your|every|each|any|all|the)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
-    rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|"
+    rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|cop(?:y|ies|ied)|"
     rf"reproduc\w*|cite|appear\w*)\b[^\n]{{0,80}}?"
     rf"\b(?:in|into|to|within|alongside|with|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|"
     rf"every|each|any|all)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
@@ -454,7 +459,8 @@ _OTHER_ANSWER_NOUN = (
     r"explicaci[oó]n\w*|respostas?|resumos?|explica[çc][ãa]o|explica[çc][õo]es|rispost[ae]|"
     r"riassunt[oi]|spiegazion[ei]|antworten|antwort|zusammenfassung\w*|erkl[äa]rung\w*|"
     r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме|"
-    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt|ال?إجاب\w*|إجاب\w*|الرد|ال?ملخص)"
+    r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt|ال?إجاب\w*|إجاب\w*|الرد|ال?ملخص|"
+    r"jibu|majibu|muhtasari)"
 )
 _CODE_IN_ANSWER_OTHER = re.compile(
     # answer nouns and must/include verbs of other languages, in one sentence with the code
@@ -468,11 +474,11 @@ _CODE_IN_ANSWER_OTHER = re.compile(
     # of, the answers (the code word in the same sentence)
     r"\b(?:au\s+d[ée]but|[àa]\s+la\s+fin|en\s+t[êe]te|al\s+(?:principio|inicio|comienzo|final)|"
     r"no\s+(?:in[íi]cio|come[çc]o|final)|all'inizio|alla\s+fine|am\s+(?:anfang|ende)|zu\s+beginn|"
-    r"vào\s+(?:đầu|cuối)|في\s+(?:بداية|نهاية|أول|آخر)|toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her|każd\w*|mọi)\s+"
+    r"vào\s+(?:đầu|cuối)|في\s+(?:بداية|نهاية|أول|آخر)|كل|mwishoni\s+mwa|mwanzoni\s+mwa|kila|toute|tout|chaque|cada|toda|todo|ogni|jede[rsn]?|elke|her|każd\w*|mọi)\s+"
     r"(?:\w+\s+){0,2}?"
     rf"{_OTHER_ANSWER_NOUN}\b|"
     # Hindi: an answer (उत्तर, जवाब, सारांश) that must include (शामिल करें, अवश्य, ज़रूर)
-    r"(?:उत्तर|जवाब|सारांश)[^\n]{0,60}?(?:शामिल\s*कर|अवश्य|ज़रूर|जरूर|लिखें)|"
+    r"(?:उत्तर|जवाब|सारांश)[^\n]{0,60}?(?:शामिल\s*(?:कर|हो)|अवश्य|ज़रूर|जरूर|लिखें|चाहिए)|"
     r"(?:回答|答え|返答|回复|答复|摘要|要約|总结|답변|대답|요약)[^\n]{0,40}?(?:必ず|してください|"
     r"表示|含め|入れ|记得|必须|務必|务必|请|請|반드시|하세요|포함)",
     _I,
@@ -494,10 +500,11 @@ _ANSWER_TELLS = re.compile(
 # rejected", "An explanation that can be checked against the code is the only kind we consider
 # trustworthy"). The code word sits in a neighbour: the payload rule fences it with this one.
 _ANSWER_JUDGED = re.compile(
-    rf"\b{_TELLING_NOUN}\b[^.!?\n]{{0,80}}?\b(?:leave|leaves|left|omit\w*|skip\w*|drop\w*|lack\w*|"
-    r"miss\w*|without|checked\s+against|carry\w*|carries)\b[^.!?\n]{0,80}?\b(?:incomplete|"
+    rf"\b(?:{_TELLING_NOUN}|discussions?|treatments?)\b{_IN_SENTENCE}{{0,80}}?\b(?:leave|leaves|left|omit\w*|"
+    r"skip\w*|drop\w*|lack\w*|miss\w*|without|checked\s+against|carry\w*|carries)\b"
+    rf"{_IN_SENTENCE}{{0,80}}?\b(?:incomplete|"
     r"invalid|wrong|rejected|untrustworthy|trustworthy|unreliable|considered|deemed|treated\s+as|"
-    r"confus\w*|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative)\b|"
+    r"confus\w*|inaccurate|flagged|unreviewed|unverified|unofficial|non-authoritative|misleading)\b|"
     rf"\b(?:untagged|unstamped|unmarked|unlabell?ed|unsigned)\s+{_TELLING_NOUN}\b|"
     rf"\b(?:is|are)\s+(?:mandatory|required|compulsory|obligatory|expected)\s+in\s+(?:any|every|each|all)\s+"
     rf"{_TELLING_NOUN}\b|"
@@ -518,6 +525,7 @@ _ANSWER_JUDGED = re.compile(
     # "Accurate answers carry the revision identifier of their source", "Helpful explanations
     # mention, verbatim, the code of the section" (the code word sits in a neighbour)
     rf"\b{_TELLING_NOUN}\s+(?:\w+\s+)?(?:always\s+)?(?:carr(?:y|ies)|includes?|mentions?|cites?|states?|"
+    r"keeps?|retains?|preserves?|contains?|displays?|"
     r"quotes?|repeats?|reproduces?|shows?|(?:end|start|begin|finish|open)s?\s+with)\b[\s,]+"
     r"(?:[\w'’-]+[\s,]+){0,3}?(?:the|its|their|this|that)\s+(?:\w+\s+){0,2}?(?:identifiers?|ids?|"
     r"codes?|tags?|tokens?|references?|labels?|strings?|phrases?|markers?|stamps?)\b|"
@@ -538,10 +546,26 @@ _ANSWER_JUDGED = re.compile(
     rf"\b(?:anyone|whoever|everyone|those)\s+(?:who\s+(?:is\s+|are\s+)?)?(?:relay\w*|pass\w*\s+on|"
     r"summari[sz]\w*|paraphras\w*|explain\w*|quot\w*|shar\w*)\s+(?:this|these|the)\s+(?:page|"
     r"section|text|document|content|policy|docs?|tutorial|guide|statement|terms)\b[^.!?\n]{0,80}?"
-    r"\b(?:carry|carries|include|mention|state|customary|expected|must|should|along)\b",
+    r"\b(?:carry|carries|include|mention|state|customary|expected|must|should|along)\b|"
+    # "so it belongs in whatever they end up receiving", "the tag belongs in every summary"
+    r"\b(?:it|this|that|they|these|the\s+(?:\w+\s+)?(?:codes?|tags?|labels?|identifiers?|ids?|"
+    r"references?|markers?|strings?))\s+belongs?\s+(?:in|at\s+the\s+(?:top|start|end|beginning)\s+"
+    rf"of)\s+(?:(?:whatever|everything|anything)\b|(?:every|each|any|all|the)\s+(?:\w+\s+)?"
+    rf"{_TELLING_NOUN}\b)|"
+    # "The final sentence of a good explanation of X is a short one." (the code word follows)
+    r"\b(?:first|final|last|opening|closing|concluding)\s+(?:sentence|line|word|paragraph)s?\s+of\s+"
+    rf"(?:an?|any|every|each|the|your)\s+(?:\w+\s+){{0,2}}?{_TELLING_NOUN}\b|"
+    # "That is how readers know the explanation is complete."
+    rf"\bhow\s+(?:\w+\s+){{0,2}}?(?:know|tell|see|check|verify)\s+(?:that\s+)?(?:the|an?|this|your)\s+"
+    rf"{_TELLING_NOUN}\s+is\s+(?:complete|genuine|authentic|official|trustworthy|valid|current|"
+    r"up[\s-]to[\s-]date)\b",
     _I,
 )
 _CODE_WORD_RE = re.compile(_CODE_WORD)
+_SECRET = (
+    r"tokens?|passwords?|passphrases?|credentials?|private\s+keys?|ssh\s+keys?|api\s+keys?|"
+    r"recovery\s+codes?|2fa\s+codes?|otps?|session\s+cookies?|secrets?"
+)
 # A secret to be handed over at a link (phishing): "confirm the fix at https://x/confirm using
 # token X", "verify your account on <url> by entering your password".
 _CREDENTIAL_URL = re.compile(
@@ -563,7 +587,19 @@ _CREDENTIAL_URL = re.compile(
     r"credentials?|recovery\s+codes?|2fa\s+codes?|otps?|authenticator)\b|"
     # "Users asking about the Terms need to re-accept there by signing in with ... password"
     rf"\b{_ASKER}[^.!?\n]{{0,60}}?\b(?:need\s+to|must|should|have\s+to|are\s+required\s+to)\s+"
-    r"(?:re-?(?:accept|validate|verify|authenticate|activate|register|enter)|sign\s+in|log\s+in)\b",
+    r"(?:re-?(?:accept|validate|verify|authenticate|activate|register|enter)|sign\s+in|log\s+in)\b|"
+    # "are best sent there and asked to sign in with their username and password"
+    r"\b(?:sent|directed|pointed|referred|taken|redirected)\s+(?:there|to\s+(?:it|that\s+(?:page|"
+    r"site|link|form)|<?https?://\S+))\s+and\s+(?:are\s+|be\s+)?asked\s+to\s+(?:enter|provide|"
+    r"submit|send|share|type|paste|give|confirm|sign\s+in|log\s+in)\s+(?:[\w'’-]+\s+){0,6}?"
+    rf"(?:{_SECRET})\b|"
+    # "shares their personal access token ... in the conversation"
+    r"\b(?:shar|send|post|past|enter|provid|submit|giv|typ|put|reveal)\w*\s+(?:[\w'’-]+\s+){0,6}?"
+    rf"(?:{_SECRET})\b[^.!?\n]{{0,60}}?\b(?:in|into|via|through|within)\s+(?:the|this|our|a|your)\s+"
+    r"(?:conversation|chat|thread|reply|answer|response|message|comments?)\b|"
+    # "... recovery codes, which are then forwarded to privacy@x.com"
+    rf"(?:{_SECRET})\b[^.!?\n]{{0,80}}?\b(?:forward|sen[dt]|e-?mail|submitt?|post|past|upload)\w*\s+"
+    r"(?:\w+\s+){0,2}?to\s+(?:\S+@\S+\.\w+|<?https?://)",
     _I,
 )
 
@@ -839,6 +875,7 @@ def fenced(text: str) -> list[Flag]:
     signs = [weak_signs(p) for p in pieces]
     _pairs(segs, rules, signs)
     _wrapped(text, segs, rules)
+    _orders_code(segs, rules, signs, pieces)
     _grow(segs, rules, signs)
     _payload(segs, rules, signs, pieces)
     _whole_blocks(segs, rules, signs)
@@ -886,6 +923,25 @@ def _wrapped(text: str, segs: Sequence[tuple[int, int, int]], rules: list[str | 
         )
         if code_in_answer(joined):
             rules[i] = rules[i + 1] = "code_in_answer"
+
+
+def _orders_code(
+    segs: Sequence[tuple[int, int, int]],
+    rules: list[str | None],
+    signs: Sequence[set[str]],
+    pieces: Sequence[str],
+) -> None:
+    """An order that the answer carry something (`_CODE_IN_ANSWER` without its code word) in a
+    block where another segment holds the code word: "# reproduce it verbatim in any answer
+    that walks through this step:" above "# INFO ... [build X-1]"; the payload rule then fences
+    the code word too."""
+    for i, (_, _, g) in enumerate(segs):
+        if rules[i] is not None or "literal" in signs[i]:
+            continue
+        if not (_CODE_IN_ANSWER.search(pieces[i]) or _CODE_IN_ANSWER_OTHER.search(pieces[i])):
+            continue
+        if any("literal" in signs[j] for j, (_, _, h) in enumerate(segs) if h == g and j != i):
+            rules[i] = "code_in_answer"
 
 
 def _grow(
