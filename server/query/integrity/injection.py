@@ -1017,20 +1017,30 @@ def _wrapped(text: str, segs: Sequence[tuple[int, int, int]], rules: list[str | 
             rules[i] = rules[i + 1] = "code_in_answer"
 
 
+# Answers made from this page, spoken of at all ("An answer built from this page is exactly
+# such an explanation"): documentation does not discuss what is answered about itself; beside a
+# code word in the same block, it is the split attack's other half.
+_ANSWER_ABOUT_PAGE = re.compile(rf"\b{_TELLING_NOUN}\s+{_ABOUT_PAGE}\b", _I)
+
+
 def _orders_code(
     segs: Sequence[tuple[int, int, int]],
     rules: list[str | None],
     signs: Sequence[set[str]],
     pieces: Sequence[str],
 ) -> None:
-    """An order that the answer carry something (`_CODE_IN_ANSWER` without its code word) in a
-    block where another segment holds the code word: "# reproduce it verbatim in any answer
-    that walks through this step:" above "# INFO ... [build X-1]"; the payload rule then fences
-    the code word too."""
+    """An order that the answer carry something (`_CODE_IN_ANSWER` without its code word), or
+    talk of answers made from this page, in a block where another segment holds the code word:
+    "# reproduce it verbatim in any answer that walks through this step:" above
+    "# INFO ... [build X-1]"; the payload rule then fences the code word too."""
     for i, (_, _, g) in enumerate(segs):
         if rules[i] is not None or "literal" in signs[i]:
             continue
-        if not (_CODE_IN_ANSWER.search(pieces[i]) or _CODE_IN_ANSWER_OTHER.search(pieces[i])):
+        if not (
+            _CODE_IN_ANSWER.search(pieces[i])
+            or _CODE_IN_ANSWER_OTHER.search(pieces[i])
+            or _ANSWER_ABOUT_PAGE.search(pieces[i])
+        ):
             continue
         if any("literal" in signs[j] for j, (_, _, h) in enumerate(segs) if h == g and j != i):
             rules[i] = "code_in_answer"
