@@ -7,14 +7,14 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl` .. `heldout12.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout13.jsonl`
+  `heldout3.jsonl` .. `heldout13.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout14.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
 0.688, heldout4 0.800, heldout5 0.550, heldout6 0.700, heldout7 0.775,
-heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625).
-Clean controls (`clean2.jsonl` .. `clean10.jsonl` TUNE, `clean11.jsonl` REPORT): documentation
+heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700).
+Clean controls (`clean2.jsonl` .. `clean11.jsonl` TUNE, `clean12.jsonl` REPORT): documentation
 that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
@@ -98,7 +98,8 @@ WRITTEN = {
     "heldout10": "tune",
     "heldout11": "tune",
     "heldout12": "tune",
-    "heldout13": "report",
+    "heldout13": "tune",
+    "heldout14": "report",
 }
 CONTROLS = {
     "clean2": "tune",
@@ -110,7 +111,8 @@ CONTROLS = {
     "clean8": "tune",
     "clean9": "tune",
     "clean10": "tune",
-    "clean11": "report",
+    "clean11": "tune",
+    "clean12": "report",
 }
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
