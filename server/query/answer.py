@@ -44,7 +44,7 @@ from server.core.ports import (
 from server.core.settings import Settings
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals, verdict
-from server.query.evidence import without_change_logs
+from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.injection import DocFlags
@@ -296,9 +296,12 @@ def _decide(
     """The refusal decision's signals, and its verdict (`decide.verdict`) when the answer
     was not already "I don't know"."""
     texts = [c.text for c in composed.claims]
-    scores = engine.relevance.relevance(question, texts) if texts else []
+    # Judged unit by unit, as the refusal model was fitted: a citation joined over adjacent
+    # units (`generation.join_adjacent`) is read as the sentences it is made of.
+    units = [part for t in texts for part in sentence_parts(t)]
+    scores = engine.relevance.relevance(question, units) if units else []
     share = absent_share(question, absent)
-    found = signals(question, hits, composed.claims, scores, engine.sparse, share)
+    found = signals(question, hits, composed.claims, scores, engine.sparse, share, len(units))
     if composed.fallback:
         return Decision(signals=found)
     rule = engine.settings.retrieval.answer_type_rule

@@ -48,6 +48,7 @@ def signals(
     relevance: Sequence[float],
     sparse: SparseEncoder,
     absent_share: float,
+    units: int | None = None,
 ) -> Signals:
     """Every signal of one answer, each in [0, 1] or a small range (see `Signals`)."""
     top = hits[0] if hits else None
@@ -65,7 +66,7 @@ def signals(
             wants_number(question) and not any(has_number(c.text) for c in claims)
         ),
         fused_agreement=1.0 / top.k_pos if top else 0.0,
-        claims=float(len(claims)),
+        claims=float(len(claims) if units is None else units),
     )
 
 

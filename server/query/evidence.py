@@ -27,6 +27,7 @@ should I use").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -91,6 +92,14 @@ _ASKS_WORDS = re.compile(
 _ASKS_VERSION = re.compile(
     r"\b(?:version|release|released|changelog|added in|since when|deprecated)\b|\d+\.\d+", re.I
 )
+
+
+def sentence_parts(text: str) -> list[str]:
+    """`text` cut at its sentence ends (a joined citation read as its units); a lead-in keeps
+    the list or code after its colon, as a unit does."""
+    cuts = [m.start() for m in _SENT_END.finditer(text) if text[m.start() - 1] != ":"]
+    bounds = [0, *cuts, len(text)]
+    return [p for a, b in itertools.pairwise(bounds) if (p := text[a:b].strip())]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,10 @@ class GenerationSettings(BaseModel):
         description="characters a lead-in unit may span with the list or code it introduces "
         "(cut at an item or line boundary)",
     )
+    join_adjacent: bool = Field(
+        description="two chosen units of one chunk with nothing but whitespace or a list "
+        "marker between them are cited as one span (a passage read in its order)"
+    )
     llm_offered: int = Field(
         gt=0, description="reranked snippets shown to the LLM, the enum of its citation ids"
     )

@@ -11,12 +11,16 @@ without redundancy, typed, and each gets one citation slot whose quote is the ex
 one slot, the other document and the copy's span in its `also_in`).
 The best unit leads the answer (the direct answer first; for a question that asks for a
 duration, price, size, count ..., the best unit that states one); the others follow by
-score, one paragraph (segment) per section in the order the sections first appear.
+score, one paragraph (segment) per section in the order the sections first appear. Chosen
+units that sit side by side in one chunk (only whitespace or a list marker between them) are
+one citation over both (`generation.join_adjacent`): "Create a random secret key ..." cited
+with the command after it, the passage read in its own order.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -201,6 +205,58 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 
+_BETWEEN = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])[ \t]+)?")  # whitespace, or the next item's marker
+
+
+def _adjacent(a: Picked, b: Picked) -> bool:
+    """`b` starts where `a` ends in the same chunk, with only whitespace or a list marker
+    between them."""
+    if a.hit.chunk.snippet_id != b.hit.chunk.snippet_id or b.sentence.start < a.sentence.end:
+        return False
+    base = a.hit.chunk.offsets.start
+    gap = a.hit.chunk.text[a.sentence.end - base : b.sentence.start - base]
+    return bool(_BETWEEN.fullmatch(gap))
+
+
+def _joined(a: Picked, b: Picked) -> Picked:
+    """`a` and `b` (adjacent, `a` first in the text) as one unit over both spans."""
+    base = a.hit.chunk.offsets.start
+    quote = a.hit.chunk.text[a.sentence.start - base : b.sentence.end - base]
+    sep = "\n" if "\n" in quote[len(a.sentence.quote) : len(quote) - len(b.sentence.quote)] else " "
+    unit = dataclasses.replace(
+        a.sentence,
+        end=b.sentence.end,
+        quote=quote,
+        display=f"{a.sentence.display}{sep}{b.sentence.display}",
+        reference=a.sentence.reference or b.sentence.reference,
+    )
+    return dataclasses.replace(
+        a,
+        sentence=unit,
+        score=max(a.score, b.score),
+        words=a.words | b.words,
+        also_in=(*a.also_in, *b.also_in),
+    )
+
+
+def join_adjacent(chosen: list[Picked]) -> list[Picked]:
+    """Chosen units that sit side by side in one chunk ("Create a random secret key ..." and
+    the command after it) become one citation over both, at the earlier one's place in the
+    answer: the passage reads in its own order, and the lead carries what it leads into."""
+    out = list(chosen)
+    merged = True
+    while merged:
+        merged = False
+        for i, j in ((i, j) for i in range(len(out)) for j in range(len(out)) if i != j):
+            first, second = (out[i], out[j]) if _adjacent(out[i], out[j]) else (out[j], out[i])
+            if _adjacent(first, second):
+                out[min(i, j)] = _joined(first, second)
+                del out[max(i, j)]
+                merged = True
+                break
+    return out
+
+
 class ExtractiveGenerator:
     """`Generator` that selects evidence sentences; deterministic (the seed changes nothing)."""
 
@@ -218,6 +274,8 @@ class ExtractiveGenerator:
             question, hits, self._embedder, self._cfg.evidence_hits, self._cfg.max_unit_chars
         )
         chosen = lead_with_value(question, select(found, self._cfg, self._max_claims))
+        if self._cfg.join_adjacent:
+            chosen = join_adjacent(chosen)
         # The best unit leads; each section's units stay together, by score.
         sections = list(dict.fromkeys(c.hit.chunk.section_id for c in chosen))
         chosen.sort(key=lambda c: sections.index(c.hit.chunk.section_id))

@@ -11,6 +11,7 @@ from server.query.evidence import (
     is_aside,
     is_changelog,
     is_pointer,
+    sentence_parts,
     units,
 )
 
@@ -189,3 +190,13 @@ def test_a_colon_sentence_inside_a_paragraph_keeps_the_line_it_introduces() -> N
     assert [(u.start, u.end) for u in found] == [(0, 101), (103, 123)]
     assert found[0].quote == text[:101]
     assert not any(u.display.rstrip().endswith(":") for u in found)
+
+
+def test_a_joined_citation_is_read_as_the_units_it_is_made_of() -> None:
+    joined = "Create a random secret key. To make one, run:\n$ openssl rand -hex 32\nKeep it safe."
+    assert sentence_parts(joined) == [
+        "Create a random secret key.",
+        "To make one, run:\n$ openssl rand -hex 32\nKeep it safe.",  # a lead-in keeps its code
+    ]
+    assert sentence_parts("One sentence, version 0.95.") == ["One sentence, version 0.95."]
+    assert sentence_parts("") == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime
 
@@ -11,7 +12,13 @@ from server.core.contracts import Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
 from server.query.claims import classify_claim
 from server.query.generate import build_generator
-from server.query.generate.extractive import ExtractiveGenerator, features, select, unit_input
+from server.query.generate.extractive import (
+    ExtractiveGenerator,
+    features,
+    join_adjacent,
+    select,
+    unit_input,
+)
 from tests.fakes import HashEmbedder
 
 DOC = (
@@ -57,7 +64,8 @@ HIT_2 = _hit(SPLIT, len(DOC), "tok-2", 0.7, 2)
 
 @pytest.fixture
 def gen() -> ExtractiveGenerator:
-    cfg = load_settings().generation.model_copy(update={"min_score": 0.0})
+    """Units one by one (joining adjacent units has its own test below)."""
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "join_adjacent": False})
     return ExtractiveGenerator(HashEmbedder(), cfg, max_claims=4)
 
 
@@ -191,3 +199,44 @@ def test_a_near_copy_with_a_clause_added_is_the_same_passage(gen: ExtractiveGene
     apart = _elsewhere("near", 0.5, text=unlike, offsets=Offsets(start=0, end=len(unlike)))
     again = gen.generate("When do access tokens expire?", [HIT_1, HIT_2, apart])
     assert all(not c.citations[0].also_in for c in again.claims)
+
+
+PASSAGE = (
+    "# Keys\n\n"
+    "Create a random secret key to sign the tokens. To generate one, run the command below.\n\n"
+    "The key must never be committed to the repository.\n"
+)
+
+
+def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
+    start = PASSAGE.index("Create")
+    chunk = HIT_1.chunk.model_copy(
+        update={
+            "text": PASSAGE[start:],
+            "offsets": Offsets(start=start, end=len(PASSAGE)),
+            "snippet_id": "keys-1",
+        }
+    )
+    hit = Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
+    picks = select(features("How do I make a secret key?", [hit], HashEmbedder(), 8), cfg, 4)
+    assert len(picks) == 3  # two sentences of one paragraph, and the next paragraph
+    joined = join_adjacent(picks)
+    first = "Create a random secret key to sign the tokens."
+    second = "To generate one, run the command below."
+    spans = sorted((p.sentence.start, p.sentence.end) for p in joined)
+    # the two sentences (only a space between them) are one span; the paragraph after a
+    # blank line is adjacent too, so all three read as one passage
+    assert spans == [(start, len(PASSAGE) - 1)]
+    (one,) = joined
+    assert one.sentence.quote == PASSAGE[start : len(PASSAGE) - 1]
+    assert (
+        one.sentence.display
+        == f"{first} {second}\nThe key must never be committed to the repository."
+    )
+    # units apart (a sentence between them not chosen) are left as they are
+    apart = [p for p in picks if not p.sentence.quote.startswith("To generate")]
+    assert len(join_adjacent(apart)) == 2
+    # units of other chunks are never joined
+    other = dataclasses.replace(picks[1], hit=_elsewhere("other", 0.5))
+    assert len(join_adjacent([picks[0], other])) == 2
