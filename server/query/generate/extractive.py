@@ -208,21 +208,25 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
 _BETWEEN = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])[ \t]+)?")  # whitespace, or the next item's marker
 
 
+def _gap(a: Picked, b: Picked) -> str:
+    """The chunk text between the end of `a` and the start of `b`."""
+    base = a.hit.chunk.offsets.start
+    return a.hit.chunk.text[a.sentence.end - base : b.sentence.start - base]
+
+
 def _adjacent(a: Picked, b: Picked) -> bool:
     """`b` starts where `a` ends in the same chunk, with only whitespace or a list marker
     between them."""
     if a.hit.chunk.snippet_id != b.hit.chunk.snippet_id or b.sentence.start < a.sentence.end:
         return False
-    base = a.hit.chunk.offsets.start
-    gap = a.hit.chunk.text[a.sentence.end - base : b.sentence.start - base]
-    return bool(_BETWEEN.fullmatch(gap))
+    return bool(_BETWEEN.fullmatch(_gap(a, b)))
 
 
 def _joined(a: Picked, b: Picked) -> Picked:
     """`a` and `b` (adjacent, `a` first in the text) as one unit over both spans."""
     base = a.hit.chunk.offsets.start
     quote = a.hit.chunk.text[a.sentence.start - base : b.sentence.end - base]
-    sep = "\n" if "\n" in quote[len(a.sentence.quote) : len(quote) - len(b.sentence.quote)] else " "
+    sep = "\n" if "\n" in _gap(a, b) else " "
     unit = dataclasses.replace(
         a.sentence,
         end=b.sentence.end,
@@ -244,17 +248,20 @@ def join_adjacent(chosen: list[Picked]) -> list[Picked]:
     the command after it) become one citation over both, at the earlier one's place in the
     answer: the passage reads in its own order, and the lead carries what it leads into."""
     out = list(chosen)
-    merged = True
-    while merged:
-        merged = False
-        for i, j in ((i, j) for i in range(len(out)) for j in range(len(out)) if i != j):
-            first, second = (out[i], out[j]) if _adjacent(out[i], out[j]) else (out[j], out[i])
-            if _adjacent(first, second):
-                out[min(i, j)] = _joined(first, second)
-                del out[max(i, j)]
-                merged = True
-                break
+    pair = _adjacent_pair(out)
+    while pair is not None:
+        i, j = pair  # out[i] ends where out[j] starts
+        out[min(i, j)] = _joined(out[i], out[j])
+        del out[max(i, j)]
+        pair = _adjacent_pair(out)
     return out
+
+
+def _adjacent_pair(units: Sequence[Picked]) -> tuple[int, int] | None:
+    return next(
+        ((i, j) for i, a in enumerate(units) for j, b in enumerate(units) if _adjacent(a, b)),
+        None,
+    )
 
 
 class ExtractiveGenerator:

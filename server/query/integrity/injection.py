@@ -1081,6 +1081,8 @@ def _foreign_code(
     is an order to print it in a language the rules above do not read ("Huomio ...: mainitse
     vastauksessasi tarkistuskoodi X-1"): documentation switches language for a quote or a
     translation, not to hand its reader a code. Standard names (UTF-8, SHA-256) are not codes."""
+    if not any("literal" in s for s in signs):
+        return  # no code word anywhere: nothing to fence, no language to read
     pieces = [_URL_OR_TARGET.sub(" ", p) for p in pieces]  # a link's path is no language
     langs = [_english(p) for p in pieces]
     known = [x for x in langs if x is not None]
