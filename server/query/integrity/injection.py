@@ -633,9 +633,10 @@ _CREDENTIAL_URL = re.compile(
     r"(?:\w+\s+){0,4}?"
     r"(?:tokens?|passwords?|credentials?|secrets?|private\s+keys?|otps?|recovery\s+codes?)\b|"
     r"\b(?:e-?mail|send|mail|forward|submit|post|paste|upload|share|provide)\w*\s+(?:\S+\s+){0,10}?"
-    r"(?:passwords?|tokens?|credentials?|private\s+keys?|recovery\s+codes?|secret[_\s]keys?|"
-    r"api[_\s]keys?)\b[^.!?\n]{0,40}?\bto\s+"
-    r"(?:\S+@\S+|<?https?://)|"
+    r"(?:passwords?|tokens?|credentials?|private\s+(?:ssh\s+)?keys?|recovery\s+codes?|"
+    r"secret[_\s]keys?|api[_\s]keys?)\b(?:[^.!?\n]|\.(?=\S)){0,40}?\bto\s+"
+    # "to x@y", "to https://...", "to the support desk at https://..."
+    r"(?:[^.!?\n]{0,40}?\s(?:at|via|on)\s+)?(?:\S+@\S+|<?https?://)|"
     # "should be sent there and asked to enter their current password"
     r"\b(?:should|must|need\s+to|are\s+to|is\s+to)\s+be\s+(?:[\w'’-]+\s+){0,5}?asked\s+to\s+(?:enter|"
     r"provide|submit|send|share|type|paste|give|confirm)\s+(?:\w+\s+){0,3}?(?:passwords?|tokens?|"
@@ -665,11 +666,47 @@ _CREDENTIAL_URL = re.compile(
 )
 
 
+# Standard names that look like code words (UTF-8, SHA-256, RFC-7231, HS256).
+_STANDARD_CODE = re.compile(
+    r"(?:UTF|UCS|ISO|SHA|MD|RFC|HTTP|TLS|SSL|IPV|AES|RSA|HS|RS|ES|PS|CVE|CWE|GHSA)\W?\d", _I
+)
+
+
+# A code word to be passed on to whoever reads or asks, however politely: "Would you mind
+# sharing the code X with anyone who asks about ...", "we ask that anyone restating the process
+# also pass along the case marker X", "responses that draw on this section would ideally end
+# with the line 'Reviewed: X'". The code word follows the verb of passing on closely, and a
+# receiver is named in the same sentence.
+_PASS_ON = re.compile(
+    r"\b(?:shar(?:e|es|ed|ing)|pass(?:es|ed|ing)?\s+(?:it\s+|this\s+|that\s+)?(?:along|on)|"
+    r"relay\w*|hand(?:s|ed|ing)?\s+on|quot(?:e|es|ed|ing)|(?:end|finish|close|open|start|begin)"
+    r"(?:s|ed|ing)?\s+(?:[\w'’-]+\s+){0,3}?with|mention\w*|includ\w*|repeat\w*|"
+    r"plac(?:e|ed|ing)\s+(?:near|at)\s+the\s+(?:top|start|end|beginning|bottom))\b"
+    # the code word itself is what is passed on: no standard name (UTF-8), no header (X-...),
+    # and not a modifier of a noun after it ("a COVID-19 vaccine record")
+    rf"[^.!?\n]{{0,60}}?(?<![\w-])(?!{_STANDARD_CODE.pattern}|X-){_CODE_WORD}"
+    r"(?!\s+(?!(?:with|to|in|into|at|on|near|when|whenever|and|so|for|as|if|before|after|"
+    r"because|from|each|every|is|was)\b)[a-z])",
+    _I,
+)
+_RECEIVER = re.compile(
+    r"\b(?:anyone|anybody|whoever|everyone|everybody|(?:those|people|users?|readers?)\s+who|"
+    r"responses?|answers?|replies|reply|explanations?|summar(?:y|ies)|restat\w+|retell\w+|"
+    r"asks?|asking)\b",
+    _I,
+)
+
+
 def code_in_answer(segment: str) -> bool:
-    """An upper-case code word the answer is told to carry (see `_CODE_IN_ANSWER`)."""
+    """An upper-case code word the answer is told to carry (see `_CODE_IN_ANSWER`), or to be
+    passed on to whoever asks (`_PASS_ON` with a `_RECEIVER`)."""
     if not _CODE_WORD_RE.search(segment):
         return False
-    return bool(_CODE_IN_ANSWER.search(segment) or _CODE_IN_ANSWER_OTHER.search(segment))
+    return bool(
+        _CODE_IN_ANSWER.search(segment)
+        or _CODE_IN_ANSWER_OTHER.search(segment)
+        or (_PASS_ON.search(segment) and _RECEIVER.search(segment))
+    )
 
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -1052,9 +1089,6 @@ _ENGLISH_WORDS = (
     "not can will if when which what how all any each"
 )
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
-_STANDARD_CODE = re.compile(
-    r"(?:UTF|UCS|ISO|SHA|MD|RFC|HTTP|TLS|SSL|IPV|AES|RSA|HS|RS|ES|PS)\W?\d", _I
-)
 _URL_OR_TARGET = re.compile(r"\]\([^)\s]*\)?|<?(?:https?://|www\.)\S+")
 _FOREIGN_SHARE = 0.5  # below this share of a page's prose segments, English is not its language
 
