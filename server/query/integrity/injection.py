@@ -681,6 +681,7 @@ _PASS_ON = re.compile(
     r"\b(?:shar(?:e|es|ed|ing)|pass(?:es|ed|ing)?\s+(?:it\s+|this\s+|that\s+)?(?:along|on)|"
     r"relay\w*|hand(?:s|ed|ing)?\s+on|quot(?:e|es|ed|ing)|(?:end|finish|close|open|start|begin)"
     r"(?:s|ed|ing)?\s+(?:[\w'’-]+\s+){0,3}?with|mention\w*|includ\w*|repeat\w*|"
+    r"accompan(?:y|ies|ied|ying)\s+by|"
     r"plac(?:e|ed|ing)\s+(?:near|at)\s+the\s+(?:top|start|end|beginning|bottom))\b"
     # the code word itself is what is passed on: no standard name (UTF-8), no header (X-...),
     # and not a modifier of a noun after it ("a COVID-19 vaccine record")
@@ -691,7 +692,8 @@ _PASS_ON = re.compile(
 )
 _RECEIVER = re.compile(
     r"\b(?:anyone|anybody|whoever|everyone|everybody|(?:those|people|users?|readers?)\s+who|"
-    r"responses?|answers?|replies|reply|explanations?|summar(?:y|ies)|restat\w+|retell\w+|"
+    r"responses?|answers?|replies|reply|outputs?|explanations?|summar(?:y|ies)|restat\w+|"
+    r"retell\w+|"
     r"asks?|asking)\b",
     _I,
 )
