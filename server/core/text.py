@@ -94,7 +94,7 @@ def named_terms(question: str) -> tuple[str, ...]:
             starts_sentence
             or not word[0].isupper()
             or any(c.isdigit() for c in word)
-            or f"({word})" in question
+            or _defined(word, question)
             or "'" in word
             or "’" in word
             or word.lower() in STOP
@@ -111,6 +111,18 @@ def named_terms(question: str) -> tuple[str, ...]:
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+_DEFINING_WORDS = 5  # words before "(ABBR)" whose initials may spell it (our choice)
+
+
+def _defined(word: str, question: str) -> bool:
+    """An abbreviation the question defines itself: "(DBP)" after "diastolic blood pressure",
+    its first letter the initial of one of the few words before the bracket. A name in
+    brackets that abbreviates nothing before it ("HTTP/3 (QUIC)") is a name."""
+    at = question.find(f"({word})")
+    if at < 0:
+        return False
+    before = re.findall(r"[A-Za-z][\w'’-]*", question[:at])[-_DEFINING_WORDS:]
+    return any(w[0].lower() == word[0].lower() for w in before)
 
 
 def _stem(word: str) -> str:

@@ -27,6 +27,11 @@ from server.core.text import (
         ("Can I keep a username for a project I'll start?", ()),  # "I", "I'll": not names
         ("Does a 2FA-locked or OAuth2 account differ?", ()),  # digits: version/gene symbols
         ("Does diastolic blood pressure (DBP) matter?", ()),  # defined by the question
+        (
+            "How do I enable Cross-Origin Resource Sharing (CORS)?",
+            ("Cross-Origin Resource Sharing",),
+        ),
+        ("How do I enable HTTP/3 (QUIC) here?", ("HTTP", "QUIC")),  # abbreviates nothing before
         ("Is iPSC culture stable?", ()),  # starts lowercase
         ("how do i enable cors", ()),  # lowercase questions name nothing
         ("Which? Canberra is it.", ()),  # a word opening a sentence is not a name
