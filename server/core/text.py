@@ -170,6 +170,12 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or (bool(words) and words[0].lower() in _ASKING)
 
 
+# A name most candidates mention is the corpus's subject (our choice; a pool of at least
+# `SUBJECT_MIN_TEXTS`, so that one or two passages never make every name they hold a subject).
+SUBJECT_SHARE = 0.5
+SUBJECT_MIN_TEXTS = 5
+
+
 def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[str, ...]:
     """The question's names that none of `texts` mentions, when they are at least `share`
     of its names (else none: one unknown name among several is often just context).
@@ -183,4 +189,15 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
         return ()
     pool = list(texts)
     absent = tuple(n for n in names if not any(mentions(n, t) for t in pool))
-    return absent if absent and len(absent) >= share * len(names) else ()
+    if not absent:
+        return ()
+    # The corpus's own subject ("FastAPI" in FastAPI's docs: in half the candidates or more)
+    # says nothing about what is asked, so it does not dilute the names that are missing.
+    subject = [
+        n
+        for n in names
+        if n not in absent
+        and len(pool) >= SUBJECT_MIN_TEXTS
+        and sum(mentions(n, t) for t in pool) >= SUBJECT_SHARE * len(pool)
+    ]
+    return absent if len(absent) >= share * (len(names) - len(subject)) else ()

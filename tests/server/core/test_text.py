@@ -114,3 +114,13 @@ def test_embed_key_changes_with_title_heading_or_text_only() -> None:
         )
         == 4
     )
+
+
+def test_the_corpus_subject_does_not_dilute_a_missing_name() -> None:
+    q = "How do I enable QUIC and HTTP for my FastAPI server?"  # QUIC, HTTP, FastAPI
+    pool = ["FastAPI apps", "FastAPI with HTTP", "FastAPI routing", "FastAPI docs", "servers"]
+    # FastAPI is in 4 of 5 candidates: the subject; QUIC is missing from 1 of the 2 others
+    assert missing_names(q, pool, 0.5) == ("QUIC",)
+    assert missing_names(q, pool, 0.6) == ()  # 1 of 2 < 0.6
+    # fewer than SUBJECT_MIN_TEXTS candidates: every name counts, 1 of 3 < 0.5
+    assert missing_names(q, pool[:4], 0.5) == ()
