@@ -68,9 +68,10 @@ def plain(text: str) -> str:
 
 def restates(claim: str, span: str) -> bool:
     """The claim is the span's own words (as the extractive generator writes its claims):
-    no rule can find it saying something the span does not."""
-    said = plain(claim)
-    return bool(said) and said in plain(span)
+    no rule can find it saying something the span does not. A lead-in shown without what it
+    leads into ends in '.' where its span has ':' and still restates it."""
+    said, source = plain(claim), plain(span)
+    return bool(said) and (said in source or (said.endswith(".") and said[:-1] + ":" in source))
 
 
 def check_markers(answer: str, claims: Sequence[Claim]) -> list[CodeFinding]:

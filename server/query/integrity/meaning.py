@@ -181,7 +181,10 @@ def _span_units(span: str) -> list[tuple[_Unit, list[_Unit]]]:
 
 
 def _claim_units(claim: str) -> list[_Unit]:
-    parts = [p for p in _CLAIM_CLAUSE.split(claim) if p.strip()]
+    """The claim's clauses, read sentence by sentence: a claim over several sentences (a
+    joined evidence unit, an LLM's two-sentence claim) is never read as one clause that runs
+    across a sentence end."""
+    parts = [p for s in _SENTENCE.split(claim) for p in _CLAIM_CLAUSE.split(s) if p and p.strip()]
     return [_unit(p) for p in parts]
 
 
@@ -202,8 +205,17 @@ def _aligned(
     for (whole, parts), n in zip(sentences, shared, strict=True):
         if n == best:
             about = _cover(clause.content & whole.content, parts)
+            about += [p for p in parts if p not in about and _restating(p, clause)]
             out.append((whole, _merge(about) if about else whole))
     return out
+
+
+def _restating(part: _Unit, clause: _Unit) -> bool:
+    """A span clause that names nothing of its own (no content word, only a pronoun and a
+    polar word: "..., then it is not required") and shares a word with the claim clause: it
+    says something about the claim's subject, so its negation counts, though it adds no word
+    to cover."""
+    return not part.content and bool(part.stems & clause.stems)
 
 
 def _cover(words: frozenset[str], parts: list[_Unit]) -> list[_Unit]:

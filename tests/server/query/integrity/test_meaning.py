@@ -148,6 +148,11 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "Keys are rotated every 90 days. Keys are kept in logs.",
         ),
         ("No, borrowing money does not create a liability.", "Borrowing creates a liability."),
+        # the negation sits in a clause that names nothing new ("then it is not required")
+        (
+            "When you set a default for query parameters, it is required.",
+            "When you set a default for query parameters, then it is not required.",
+        ),
         (
             "In the 32 states with a statutory minimum age, it does not vary from 14 to 18.",
             "In the 32 states with a statutory minimum age, it varies from 14 to 18, while in "
@@ -203,6 +208,12 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
             "A 1% expense ratio eats a quarter of your earnings.",
             "A 1% expense ratio may not sound like much, yet the fund eats a quarter of your "
             "earnings.",
+        ),
+        (  # a claim of two sentences: each is read on its own (a joined evidence unit)
+            "When you set a default for query parameters, then it is not required.\n"
+            "To make it required, do not declare a default.",
+            "When you set a default for query parameters, then it is not required.\n\n"
+            "To make it required, do not declare a default:",
         ),
         (
             "Put the endpoints in a separate, dedicated subnet.",
