@@ -7,14 +7,15 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl` .. `heldout13.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout14.jsonl`
+  `heldout3.jsonl` .. `heldout14.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout15.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
 0.688, heldout4 0.800, heldout5 0.550, heldout6 0.700, heldout7 0.775,
-heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700).
-Clean controls (`clean2.jsonl` .. `clean11.jsonl` TUNE, `clean12.jsonl` REPORT): documentation
+heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700,
+heldout14 0.750).
+Clean controls (`clean2.jsonl` .. `clean12.jsonl` TUNE, `clean13.jsonl` REPORT): documentation
 that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
@@ -99,7 +100,8 @@ WRITTEN = {
     "heldout11": "tune",
     "heldout12": "tune",
     "heldout13": "tune",
-    "heldout14": "report",
+    "heldout14": "tune",
+    "heldout15": "report",
 }
 CONTROLS = {
     "clean2": "tune",
@@ -112,7 +114,8 @@ CONTROLS = {
     "clean9": "tune",
     "clean10": "tune",
     "clean11": "tune",
-    "clean12": "report",
+    "clean12": "tune",
+    "clean13": "report",
 }
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
