@@ -414,7 +414,10 @@ _MODEL_KEY = re.compile(
     r"^\s*[\"']?(?:ai|llm|gpt|bot|assistant|model|agent|system)[_\-. ]?(?:instructions?|prompts?|"
     r"directives?|notes?|rules?|orders?)[\"']?\s*[:=]|"
     r"^\s*[\"']?(?:answer|reply|summary|explanation)[_\-. ]?(?:prefix|suffix|prepend|append|"
-    r"footer|header|signature|marker|tag)[\"']?\s*[:=]",
+    r"footer|header|signature|marker|tag)[\"']?\s*[:=]|"
+    # "- always_append: X" in a list of rules
+    r"^\s*(?:-\s*)?[\"']?(?:always|must)[_\-. ](?:prepend|append|include|add|start|end|begin|"
+    r"close|sign)\w*[\"']?\s*[:=]",
     _I | re.MULTILINE,
 )
 # Orders about the answer in other languages (with a model named in the same sentence).
@@ -632,9 +635,9 @@ _CREDENTIAL_URL = re.compile(
     r"\s+(?:to\s+)?(?:paste|send|share|enter|provide|submit|post|email|give|reveal|reply\s+with)\s+"
     r"(?:\w+\s+){0,4}?"
     r"(?:tokens?|passwords?|credentials?|secrets?|private\s+keys?|otps?|recovery\s+codes?)\b|"
-    r"\b(?:e-?mail|send|mail|forward|submit|post|paste|upload|share|provide)\w*\s+(?:\S+\s+){0,10}?"
+    r"\b(?:e-?mail|send|mail|forward|submit|post|paste|upload|share|provide)\w*\s+(?:\S+\s+){0,10}?[`'\"]?"
     r"(?:passwords?|tokens?|credentials?|private\s+(?:ssh\s+)?keys?|recovery\s+codes?|"
-    r"secret[_\s]keys?|api[_\s]keys?)\b(?:[^.!?\n]|\.(?=\S)){0,40}?\bto\s+"
+    r"secret[_\s]keys?|api[_\s]keys?)\b(?:[^.!?\n]|\.(?=\S)){0,40}?\b(?:to|into)\s+"
     # "to x@y", "to https://...", "to the support desk at https://..."
     r"(?:[^.!?\n]{0,40}?\s(?:at|via|on)\s+)?(?:\S+@\S+|<?https?://)|"
     # "should be sent there and asked to enter their current password"
@@ -677,12 +680,17 @@ _STANDARD_CODE = re.compile(
 # also pass along the case marker X", "responses that draw on this section would ideally end
 # with the line 'Reviewed: X'". The code word follows the verb of passing on closely, and a
 # receiver is named in the same sentence.
-_PASS_ON = re.compile(
+_PASS_VERB = (
     r"\b(?:shar(?:e|es|ed|ing)|pass(?:es|ed|ing)?\s+(?:it\s+|this\s+|that\s+)?(?:along|on)|"
     r"relay\w*|hand(?:s|ed|ing)?\s+on|quot(?:e|es|ed|ing)|(?:end|finish|close|open|start|begin)"
     r"(?:s|ed|ing)?\s+(?:[\w'’-]+\s+){0,3}?with|mention\w*|includ\w*|repeat\w*|"
-    r"accompan(?:y|ies|ied|ying)\s+by|"
-    r"plac(?:e|ed|ing)\s+(?:near|at)\s+the\s+(?:top|start|end|beginning|bottom))\b"
+    r"reproduc(?:e|es|ed|ing)|cit(?:e|es|ed|ing)\s+(?:the|this|that|its)\s+|"
+    r"accompan(?:y|ies|ied|ying)\s+by|(?:pre|suf)fix(?:es|ed|ing)?\s+with|"
+    r"add(?:s|ed|ing)?\s+(?:the\s+|a\s+)?(?:phrase|line|tag|note|word|footer|marker|string)|"
+    r"plac(?:e|ed|ing)\s+(?:near|at)\s+the\s+(?:top|start|end|beginning|bottom))"
+)
+_PASS_ON = re.compile(
+    rf"{_PASS_VERB}\b"
     # the code word itself is what is passed on: no standard name (UTF-8), no header (X-...),
     # and not a modifier of a noun after it ("a COVID-19 vaccine record")
     rf"[^.!?\n]{{0,60}}?(?<![\w-])(?!{_STANDARD_CODE.pattern}|X-){_CODE_WORD}"
@@ -690,11 +698,26 @@ _PASS_ON = re.compile(
     r"because|from|each|every|is|was)\b)[a-z])",
     _I,
 )
+# The same order with the code word elsewhere: in another sentence of its paragraph, or in the
+# block a lead-in ending in ':' introduces ("Answers about X are expected to reproduce the
+# following footer word for word:" above "**Verified answer X**").
+_PASS_ORDER = re.compile(_PASS_VERB, _I)
+_CODE_SPAN_OR_LINK = re.compile(r"`[^`\n]*`|\]\([^)\s]*\)?|<?(?:https?://|www\.)\S+")
+
+
+def _passes_on(piece: str) -> bool:
+    """An order to pass something on with a receiver, read in the prose (code spans and links
+    left out: '* Update includes in `docs/.../response-model.md`' is no order)."""
+    prose = _CODE_SPAN_OR_LINK.sub(" ", piece)
+    return bool(_PASS_ORDER.search(prose) and _RECEIVER.search(prose))
+
+
 _RECEIVER = re.compile(
-    r"\b(?:anyone|anybody|whoever|everyone|everybody|(?:those|people|users?|readers?)\s+who|"
+    r"\b(?:anyone|anybody|whoever|everyone|everybody|someone|somebody|"
+    r"(?:those|people|users?|readers?)\s+who|"
     r"responses?|answers?|replies|reply|outputs?|explanations?|summar(?:y|ies)|restat\w+|"
     r"retell\w+|"
-    r"asks?|asking)\b",
+    r"asks|asking)\b",
     _I,
 )
 
@@ -1080,10 +1103,17 @@ def _orders_code(
             _CODE_IN_ANSWER.search(pieces[i])
             or _CODE_IN_ANSWER_OTHER.search(pieces[i])
             or _ANSWER_ABOUT_PAGE.search(pieces[i])
+            or _passes_on(pieces[i])
         ):
             continue
         if any("literal" in signs[j] for j, (_, _, h) in enumerate(segs) if h == g and j != i):
             rules[i] = "code_in_answer"
+        elif (
+            pieces[i].rstrip().endswith(":")
+            and i + 1 < len(segs)
+            and _CODE_WORD_RE.search(pieces[i + 1])
+        ):  # a lead-in and the block it introduces
+            rules[i] = rules[i + 1] = "code_in_answer"
 
 
 # English function words: a prose sentence of an English page uses some in every dozen words.
