@@ -246,6 +246,20 @@ def states_asked(question: str, text: str) -> bool:
     )
 
 
+# "How long are X valid?" asks for a duration or a length: too loose for the refusal rule
+# ("how long is a username" is answered in characters), enough to choose which claim leads.
+_HOW_LONG_BE = re.compile(r"\bhow long (?:is|are|was|were)\b", _I)
+_DURATION = next(t for t in TYPES if t.name == "duration")
+
+
+def leads(question: str, text: str) -> bool:
+    """Whether `text` may lead the answer as its direct value: it states a kind the question
+    asks for (`states_asked`), or a duration for a "how long is/are" question."""
+    return states_asked(question, text) or bool(
+        _HOW_LONG_BE.search(question) and _DURATION.states.search(text)
+    )
+
+
 def unstated(question: str, texts: Sequence[str]) -> list[str]:
     """Names of the kinds the question asks for that none of `texts` states (a count: that
     no one text states)."""

@@ -28,7 +28,7 @@ from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import HEADING_SEPARATOR, content_words, embed_input
-from server.query.answer_types import states_asked
+from server.query.answer_types import leads
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, units
 from server.query.retrieve import cosine
@@ -199,9 +199,10 @@ def _docs(p: Picked) -> set[str]:
 
 def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     """Best first, except that when the question asks for a kind of value (a duration, a
-    price, a count: `server.query.answer_types`) the best unit that states one leads: the
-    direct answer first, the units that explain the topic after it."""
-    lead = next((i for i, c in enumerate(chosen) if states_asked(question, c.sentence.display)), 0)
+    price, a count: `server.query.answer_types`; a duration also for "how long is / are")
+    the best unit that states one leads: the direct answer first, the units that explain
+    the topic after it."""
+    lead = next((i for i, c in enumerate(chosen) if leads(question, c.sentence.display)), 0)
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 

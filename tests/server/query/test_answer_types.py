@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.query.answer_types import asked_types, counted, states_asked, unstated
+from server.query.answer_types import asked_types, counted, leads, states_asked, unstated
 
 
 @pytest.mark.parametrize(
@@ -141,3 +141,14 @@ def test_names_flags_and_timeouts_are_kinds_of_value(
     question: str, texts: list[str], missing: list[str]
 ) -> None:
     assert unstated(question, texts) == missing
+
+
+def test_a_duration_leads_a_how_long_is_question_without_deciding_refusal() -> None:
+    question = "How long are the certificates valid?"
+    assert leads(question, "They are short-lived (about 3 months).")
+    assert not leads(question, "Before that, certificates were sold by third parties.")
+    # "how long is / are" may ask for a length: the refusal rule does not read it as a duration
+    assert asked_types(question) == []
+    assert unstated(question, ["Before that, certificates were sold."]) == []
+    # a question that asks for a duration outright leads with one the same way
+    assert leads("How long does a token stay valid?", "A token expires after 30 minutes.")
