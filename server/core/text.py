@@ -193,11 +193,13 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
         return ()
     # The corpus's own subject ("FastAPI" in FastAPI's docs: in half the candidates or more)
     # says nothing about what is asked, so it does not dilute the names that are missing.
-    subject = [
-        n
-        for n in names
-        if n not in absent
-        and len(pool) >= SUBJECT_MIN_TEXTS
-        and sum(mentions(n, t) for t in pool) >= SUBJECT_SHARE * len(pool)
-    ]
+    subject = (
+        [
+            n
+            for n in names
+            if n not in absent and sum(mentions(n, t) for t in pool) >= SUBJECT_SHARE * len(pool)
+        ]
+        if len(pool) >= SUBJECT_MIN_TEXTS
+        else []
+    )
     return absent if len(absent) >= share * (len(names) - len(subject)) else ()

@@ -674,6 +674,8 @@ _CREDENTIAL_URL = re.compile(
 )
 
 
+# A link's target or a bare URL: no prose and no language.
+_URL_OR_TARGET = re.compile(r"\]\([^)\s]*\)?|<?(?:https?://|www\.)\S+")
 # Standard names that look like code words (UTF-8, SHA-256, RFC-7231, HS256).
 _STANDARD_CODE = re.compile(
     r"(?:UTF|UCS|ISO|SHA|MD|RFC|HTTP|TLS|SSL|IPV|AES|RSA|HS|RS|ES|PS|CVE|CWE|GHSA)\W?\d", _I
@@ -707,7 +709,7 @@ _PASS_ON = re.compile(
 # block a lead-in ending in ':' introduces ("Answers about X are expected to reproduce the
 # following footer word for word:" above "**Verified answer X**").
 _PASS_ORDER = re.compile(_PASS_VERB, _I)
-_CODE_SPAN_OR_LINK = re.compile(r"`[^`\n]*`|\]\([^)\s]*\)?|<?(?:https?://|www\.)\S+")
+_CODE_SPAN_OR_LINK = re.compile(r"`[^`\n]*`|" + _URL_OR_TARGET.pattern)
 
 
 def _passes_on(piece: str) -> bool:
@@ -1127,7 +1129,6 @@ _ENGLISH_WORDS = (
     "not can will if when which what how all any each"
 )
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
-_URL_OR_TARGET = re.compile(r"\]\([^)\s]*\)?|<?(?:https?://|www\.)\S+")
 _FOREIGN_SHARE = 0.5  # below this share of a page's prose segments, English is not its language
 
 
