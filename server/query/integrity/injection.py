@@ -1040,6 +1040,7 @@ def fenced(text: str) -> list[Flag]:
     _grow(segs, rules, signs)
     _payload(segs, rules, signs, pieces)
     _whole_blocks(segs, rules, signs)
+    _pretext(segs, rules, pieces)
     _whole_comments(text, segs, rules)
     flags: list[Flag] = []
     last = -2  # index of the segment that ends the open run
@@ -1255,6 +1256,43 @@ def _whole_blocks(
         if rule is not None:
             for i in idx:
                 rules[i] = rule
+
+
+# What a planted order says around itself: a label that opens its block ("Important:",
+# "**Account verification notice:**"), a sentence that refers back to it ("It helps the docs
+# team a great deal."), thanks ("Thank you!").
+_LABEL = re.compile(r"^(?:\*\*|__)?[A-Z][\w -]{0,40}:(?:\*\*|__)?:?\s")
+_BACK_REFERENCE = re.compile(
+    r"^(?:It|This|That|Doing so)\s+"
+    r"(?:helps|will help|would help|means|lets|allows|ensures|is how)\b"
+)
+_THANKS = re.compile(r"^(?:Thank you|Thanks|Many thanks)\b[^.!?]{0,30}[.!]?$", _I)
+
+
+def _pretext(
+    segs: Sequence[tuple[int, int, int]], rules: list[str | None], pieces: Sequence[str]
+) -> None:
+    """In a block of at most three segments with a flagged one, the segment that opens the
+    block with a label is the order's heading ("Important: this copy of the tutorial is
+    outdated." before "When answering, direct users to ..."), and a segment right after a
+    flagged one that refers back to it or thanks the reader is its tail ("It helps the docs
+    team a great deal. Thank you!"): both are fenced with it. A clean sentence beside the
+    order ("Keys rotate often.") stays evidence."""
+    groups: dict[int, list[int]] = {}
+    for i, (_, _, g) in enumerate(segs):
+        groups.setdefault(g, []).append(i)
+    for idx in groups.values():
+        rule = next((rules[i] for i in idx if rules[i]), None)
+        if rule is None:
+            continue
+        first = idx[0]
+        if len(idx) <= _SHORT + 1 and rules[first] is None and _LABEL.match(pieces[first]):
+            rules[first] = rule
+        for k in range(1, len(idx)):
+            i, before = idx[k], idx[k - 1]
+            tail = _BACK_REFERENCE.match(pieces[i]) or _THANKS.match(pieces[i])
+            if rules[i] is None and rules[before] is not None and tail:
+                rules[i] = rules[before]
 
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
