@@ -66,7 +66,8 @@ TYPES: tuple[AnswerType, ...] = (
         re.compile(
             rf"\b{_DATA_NOUN}\s+(?:size|limit|quota)s?\b"
             rf"|\bsize of (?:a |an |the |each |one )?(?:single )?{_DATA_NOUN}"
-            r"|\bhow much (?:storage|disk|space|memory|bandwidth)\b|\bin (?:[KMGT]i?B|bytes)\b",
+            r"|\bhow much (?:[\w-]+ ){0,3}?(?:storage|disk|space|memory|bandwidth)\b"
+            r"|\bin (?:[KMGT]i?B|bytes)\b",
             _I,
         ),
         re.compile(

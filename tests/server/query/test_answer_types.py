@@ -14,6 +14,8 @@ from server.query.answer_types import asked_types, counted, leads, states_asked,
         ("How much prize money do the winners receive?", ["price"]),
         ("What is the maximum file size I can push?", ["size"]),
         ("How much storage do packages get on the free plan?", ["size"]),
+        ("How much Git LFS storage comes with a free account?", ["size"]),  # named storage
+        ("How much of my time does the review take?", []),
         ("What uptime percentage does the SLA guarantee?", ["percentage"]),
         ("How long does the service keep audit log events?", ["duration"]),
         ("On what date will the new terms take effect?", ["date"]),
