@@ -34,12 +34,12 @@ from pydantic import BaseModel, ConfigDict
 
 from evals.runner import Corpus, ItemResult, load_run
 from server.core import markdown
+from server.query.answer_types import asks_how_to
 from server.query.evidence import asks_for_pointer, asks_for_version, is_changelog, is_pointer
 
 CHECKS = ("pointer", "changelog", "lead_in", "code")
 _MARKERS = re.compile(r"(?:\s*\[\d+\])+")
 _REFERENCE = re.compile(r"^\s*\(code: `[^`]*`\)")
-_HOW_TO = re.compile(r"^\W*how (?:do|can|should|would) (?:i|we|you)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)", re.MULTILINE)
 _INCLUDE = re.compile(r"\{\*\s*[^*]+?\*\}")
 
@@ -96,7 +96,7 @@ def code_at(text: str, start: int, end: int) -> str | None:
 
 def _code_wanted(item: ItemResult, corpus: Corpus) -> str | None:
     """'block' or 'include' when a how-to question's gold evidence is code, else None."""
-    if not _HOW_TO.search(item.question):
+    if not asks_how_to(item.question):
         return None
     kinds = set()
     for g in item.gold:

@@ -247,6 +247,16 @@ def states_asked(question: str, text: str) -> bool:
     )
 
 
+# "How do I / how can we / how to ...": a how-to question, answered in technical documentation
+# by the code that does it.
+_HOW_TO = re.compile(r"^\W*(?:how (?:do|can|could|should|would) (?:i|we|you|one)\b|how to\b)", _I)
+
+
+def asks_how_to(question: str) -> bool:
+    """The question asks how to do something ("How do I enable CORS?")."""
+    return bool(_HOW_TO.search(question))
+
+
 # "How long are X valid?" asks for a duration or a length: too loose for the refusal rule
 # ("how long is a username" is answered in characters), enough to choose which claim leads.
 _HOW_LONG_BE = re.compile(r"\bhow long (?:is|are|was|were)\b", _I)

@@ -10,7 +10,8 @@ without redundancy, typed, and each gets one citation slot whose quote is the ex
 (a unit copied into another recalled document, word for word or with a short clause added, is
 one slot, the other document and the copy's span in its `also_in`).
 The best unit leads the answer (the direct answer first; for a question that asks for a
-duration, price, size, count ..., the best unit that states one); the others follow by
+duration, price, size, count ..., the best unit that states one; for a "how do I" question, the
+best unit that carries code); the others follow by
 score, one paragraph (segment) per section in the order the sections first appear. Chosen
 units that sit side by side in one chunk (only whitespace or a list marker between them) are
 one citation over both (`generation.join_adjacent`): "Create a random secret key ..." cited
@@ -28,7 +29,7 @@ from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import HEADING_SEPARATOR, content_words, embed_input
-from server.query.answer_types import leads
+from server.query.answer_types import asks_how_to, leads
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, units
 from server.query.retrieve import cosine
@@ -197,12 +198,27 @@ def _docs(p: Picked) -> set[str]:
     return {p.hit.chunk.doc_id, *(a.doc_id for a in p.also_in)}
 
 
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
+def shows_code(unit: Unit) -> bool:
+    """The unit carries code: a code block, alone or under the sentence that introduces it,
+    or the file an include directive names."""
+    return unit.kind == "code" or unit.reference is not None or bool(_FENCE_LINE.search(unit.quote))
+
+
 def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     """Best first, except that when the question asks for a kind of value (a duration, a
     price, a count: `server.query.answer_types`; a duration also for "how long is / are")
-    the best unit that states one leads: the direct answer first, the units that explain
-    the topic after it."""
-    lead = next((i for i, c in enumerate(chosen) if leads(question, c.sentence.display)), 0)
+    the best unit that states one leads, and when it asks how to do something ("How do I
+    ...?") the best unit that carries code does: the direct answer first, the units that
+    explain the topic after it. Measured (all-MiniLM-L6-v2, FastAPI dev run files): of 33
+    answered how-to questions, the code unit leading puts the gold first in 14 instead of 8,
+    and moves it from first in none."""
+    lead = next((i for i, c in enumerate(chosen) if leads(question, c.sentence.display)), None)
+    if lead is None and asks_how_to(question):
+        lead = next((i for i, c in enumerate(chosen) if shows_code(c.sentence)), None)
+    lead = lead or 0
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 

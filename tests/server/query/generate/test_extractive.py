@@ -11,12 +11,16 @@ import pytest
 from server.core.contracts import Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
 from server.query.claims import classify_claim
+from server.query.evidence import units
 from server.query.generate import build_generator
 from server.query.generate.extractive import (
     ExtractiveGenerator,
+    Picked,
     features,
     join_adjacent,
+    lead_with_value,
     select,
+    shows_code,
     unit_input,
 )
 from tests.fakes import HashEmbedder
@@ -240,3 +244,43 @@ def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
     # units of other chunks are never joined
     other = dataclasses.replace(picks[1], hit=_elsewhere("other", 0.5))
     assert len(join_adjacent([picks[0], other])) == 2
+
+
+HOWTO_DOC = (
+    "# Tokens\n\n"
+    "Tokens are strings that grant access to the API.\n\n"
+    "To make a token, call `make_token`:\n\n"
+    "```python\n"
+    "token = make_token(expires_in=30)\n"
+    "```\n"
+)
+
+
+def _picked(text: str, score: float) -> Picked:
+    start = HOWTO_DOC.index(text)
+    unit = next(u for u in units(_howto_chunk(), 900) if u.start == start)
+    hit = Hit(chunk=_howto_chunk(), score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    return Picked(hit, unit, score, frozenset())
+
+
+def _howto_chunk() -> Chunk:
+    return HIT_1.chunk.model_copy(
+        update={
+            "text": HOWTO_DOC,
+            "offsets": Offsets(start=0, end=len(HOWTO_DOC)),
+            "doc_id": "howto.md",
+            "source_url": "howto.md",
+        }
+    )
+
+
+def test_a_how_to_question_is_led_by_the_unit_that_carries_code() -> None:
+    prose = _picked("Tokens are strings", 0.9)
+    code = _picked("To make a token", 0.7)
+    assert shows_code(code.sentence) and not shows_code(prose.sentence)
+    assert code.sentence.quote.endswith("```")  # the lead-in with the block it introduces
+    assert lead_with_value("How do I make a token?", [prose, code]) == [code, prose]
+    assert lead_with_value("how to make a token", [prose, code]) == [code, prose]
+    # not a how-to question, or no unit with code: best first, as scored
+    assert lead_with_value("What is a token?", [prose, code]) == [prose, code]
+    assert lead_with_value("How do I make a token?", [prose]) == [prose]
