@@ -7,7 +7,8 @@ answer it (a liability cap in dollars for a file-size question, a 30-day notice 
 "how many times" question): the answer is refused with the kind named, instead of shown.
 
 Only kinds whose values have an unmistakable surface form are checked (a currency, a byte
-unit, a percent sign, a time unit, a year or month, a phone number, an upper-case
+unit, a percent sign, a time unit, a year or month, a phone number, an e-mail address, the word
+"default" or what happens when nothing is set (for "by default"), an upper-case
 `ENV_VAR` name for "which environment variable", a `--flag` for "which command-line flag";
 "what keep-alive timeout / expiry / interval" asks for a duration like "how long").
 "How many <things>" (or
@@ -132,6 +133,28 @@ TYPES: tuple[AnswerType, ...] = (
         "phone number",
         re.compile(r"\b(?:phone|telephone|fax) number\b", _I),
         re.compile(r"\+?\d[\d ().-]{6,}\d"),
+    ),
+    AnswerType(
+        "default value",
+        re.compile(
+            r"\bby default\b|\b(?:what|which) (?:is |are )?(?:the |its )?default\b"
+            r"|\bdefault (?:value|setting|behaviou?r)s?\b",
+            _I,
+        ),
+        # the default named, or what happens when nothing is set
+        re.compile(
+            r"\bdefault(?:s|ed|ing)?\b|\bunless\b|\botherwise\b|\bomit"
+            r"|\bif (?:you )?(?:do not|don't|did not|didn't|never)\b"
+            r"|\bif (?:it is |it's |they are |one is )?not "
+            r"(?:set|given|provided|passed|declared|specified)\b",
+            _I,
+        ),
+    ),
+    AnswerType(
+        "email address",
+        re.compile(r"\b(?:e-?mail|email) address(?:es)?\b", _I),
+        # an address as written, or spelled out against scrapers ("security(at)github(dot)com")
+        re.compile(r"[\w.+-]+@[\w-]+\.\w|\b\w+\s*[(\[]at[)\]]\s*\w+", _I),
     ),
 )
 

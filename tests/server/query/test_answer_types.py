@@ -20,6 +20,9 @@ from server.query.answer_types import asked_types, counted, leads, states_asked,
         ("How long does the service keep audit log events?", ["duration"]),
         ("On what date will the new terms take effect?", ["date"]),
         ("What is the phone number of the designated agent?", ["phone number"]),
+        ("What email address reaches the security team?", ["email address"]),
+        ("When does the cookie expire by default?", ["default value"]),
+        ("Can I make a path parameter optional by giving it a default of None?", []),
         # a count is its own check (`counted`); "when" is left to the refusal model
         ("How many members can an organization have?", []),
         ("When does the cookie expire?", []),
@@ -30,6 +33,22 @@ from server.query.answer_types import asked_types, counted, leads, states_asked,
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
     assert [t.name for t in asked_types(question)] == kinds
+
+
+def test_a_default_is_stated_by_name_or_by_what_happens_when_nothing_is_set() -> None:
+    q = "When does the cookie expire by default?"
+    assert unstated(q, ["By default, the cookie lasts for the browser session."]) == []
+    assert unstated(q, ["Unless you set `max_age`, it expires when the browser closes."]) == []
+    assert unstated(q, ["If you don't pass `expires`, the browser drops it on exit."]) == []
+    assert unstated(q, ["You can set cookies on the response object."]) == ["default value"]
+
+
+def test_an_email_address_is_stated_as_written_or_spelled_out() -> None:
+    q = "What email address reaches the security team?"
+    assert unstated(q, ["Write to security@example.com."]) == []
+    assert unstated(q, ["security(at)example(dot)com relays to the team on duty."]) == []
+    assert unstated(q, ["Security reports are handled by email."]) == ["email address"]
+    assert leads(q, "security(at)example(dot)com") and not leads(q, "Write to us by email.")
 
 
 def test_a_claim_states_the_kind_or_the_question_goes_unanswered() -> None:
