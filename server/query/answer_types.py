@@ -1,6 +1,7 @@
 """The kind of value a question asks for, and whether an answer states one.
 
-"How much does X cost?" is answered by a price, "What is the maximum file size?" by a size,
+"How much does X cost?" is answered by a price, "What fee does X take?" by an amount or a share
+("3% per transaction"), "What is the maximum file size?" by a size,
 "What uptime percentage ...?" by a percentage. When the question asks for one of these and no
 claim of the answer states a value of that kind, the claims are on the topic but do not
 answer it (a liability cap in dollars for a file-size question, a 30-day notice period for a
@@ -59,6 +60,18 @@ TYPES: tuple[AnswerType, ...] = (
         re.compile(
             r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
             r"|\bfree\b|\b(?:no|without) (?:charge|cost|fee)s?\b|\bnot charge\b",
+            _I,
+        ),
+    ),
+    AnswerType(
+        "fee",
+        re.compile(
+            r"\bwhat (?:\w+ )?(?:fee|fees|commission|cut)\b(?! waiver)|\bwhat share of\b", _I
+        ),
+        # an amount of money, or a share of it
+        re.compile(
+            r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
+            r"|\b\d+(?:\.\d+)?\s?(?:%|percent\b)|\b(?:no|without) (?:charge|cost|fee)s?\b",
             _I,
         ),
     ),

@@ -21,6 +21,9 @@ from server.query.answer_types import asked_types, counted, leads, states_asked,
         ("On what date will the new terms take effect?", ["date"]),
         ("What is the phone number of the designated agent?", ["phone number"]),
         ("What email address reaches the security team?", ["email address"]),
+        ("What fee does the platform take on sponsorships?", ["fee"]),
+        ("What share of the sale price goes to developers?", ["fee"]),
+        ("What fee waiver form do I file?", []),
         ("When does the cookie expire by default?", ["default value"]),
         ("Can I make a path parameter optional by giving it a default of None?", []),
         # a count is its own check (`counted`); "when" is left to the refusal model
@@ -41,6 +44,14 @@ def test_a_default_is_stated_by_name_or_by_what_happens_when_nothing_is_set() ->
     assert unstated(q, ["Unless you set `max_age`, it expires when the browser closes."]) == []
     assert unstated(q, ["If you don't pass `expires`, the browser drops it on exit."]) == []
     assert unstated(q, ["You can set cookies on the response object."]) == ["default value"]
+
+
+def test_a_fee_is_an_amount_or_a_share() -> None:
+    q = "What fee does the platform take on sponsorships?"
+    assert unstated(q, ["A service fee of 3% per transaction is deducted."]) == []
+    assert unstated(q, ["The fee is $5 per month."]) == []
+    assert unstated(q, ["Sponsors support the people who maintain open source."]) == ["fee"]
+    assert leads(q, "A service fee of 3% per transaction is deducted.")
 
 
 def test_an_email_address_is_stated_as_written_or_spelled_out() -> None:
