@@ -40,8 +40,6 @@ from server.query.evidence import asks_for_pointer, asks_for_version, is_changel
 CHECKS = ("pointer", "changelog", "lead_in", "code")
 _MARKERS = re.compile(r"(?:\s*\[\d+\])+")
 _REFERENCE = re.compile(r"^\s*\(code: `[^`]*`\)")
-_FENCE = re.compile(r"^\s*(?:```|~~~)", re.MULTILINE)
-_INCLUDE = re.compile(r"\{\*\s*[^*]+?\*\}")
 
 
 class Finding(BaseModel):
@@ -88,7 +86,7 @@ def code_at(text: str, start: int, end: int) -> str | None:
             if block.kind == "code":
                 return "block"
             nxt = found[i + 1] if i + 1 < len(found) else None
-            if nxt is not None and _INCLUDE.match(text, nxt.start):
+            if nxt is not None and markdown.INCLUDE.match(text, nxt.start):
                 return "include"
             return None
     return None
@@ -119,7 +117,7 @@ def check_item(item: ItemResult, corpus: Corpus) -> list[Finding]:
         if claim.rstrip().endswith(":"):
             out.append(Finding(id=item.id, check="lead_in", question=item.question, claim=claim))
     wanted = _code_wanted(item, corpus)
-    shown = (wanted == "block" and bool(_FENCE.search(item.answer))) or (
+    shown = (wanted == "block" and markdown.has_fence(item.answer)) or (
         wanted == "include" and "(code: `" in item.answer
     )
     if item.answerable and wanted and not shown:

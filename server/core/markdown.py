@@ -47,6 +47,11 @@ class Block:
     end: int
 
 
+def has_fence(text: str) -> bool:
+    """Whether any line of `text` opens or closes a fenced code block."""
+    return any(FENCE.match(line) for line in text.splitlines())
+
+
 def slugify(text: str) -> str:
     """`Use CORSMiddleware!` -> `use-corsmiddleware`."""
     return _SLUG.sub("-", text.lower()).strip("-") or "section"

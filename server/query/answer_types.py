@@ -39,6 +39,10 @@ _DATA_NOUN = (
     r"bandwidth|memory|message|payload|body|request|image|database)"
 )
 
+# An amount of money, and a charge waived: what a price and a fee are stated by.
+_MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
+_NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
+
 
 @dataclass(frozen=True)
 class AnswerType:
@@ -58,8 +62,7 @@ TYPES: tuple[AnswerType, ...] = (
             _I,
         ),
         re.compile(
-            r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
-            r"|\bfree\b|\b(?:no|without) (?:charge|cost|fee)s?\b|\bnot charge\b",
+            rf"{_MONEY}|\bfree\b|{_NO_CHARGE}|\bnot charge\b",
             _I,
         ),
     ),
@@ -70,8 +73,7 @@ TYPES: tuple[AnswerType, ...] = (
         ),
         # an amount of money, or a share of it
         re.compile(
-            r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
-            r"|\b\d+(?:\.\d+)?\s?(?:%|percent\b)|\b(?:no|without) (?:charge|cost|fee)s?\b",
+            rf"{_MONEY}|\b\d+(?:\.\d+)?\s?(?:%|percent\b)|{_NO_CHARGE}",
             _I,
         ),
     ),
@@ -165,7 +167,7 @@ TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         "email address",
-        re.compile(r"\b(?:e-?mail|email) address(?:es)?\b", _I),
+        re.compile(r"\be-?mail address(?:es)?\b", _I),
         # an address as written, or spelled out against scrapers ("security(at)github(dot)com")
         re.compile(r"[\w.+-]+@[\w-]+\.\w|\b\w+\s*[(\[]at[)\]]\s*\w+", _I),
     ),

@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from server.core import markdown
 from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
@@ -198,13 +199,10 @@ def _docs(p: Picked) -> set[str]:
     return {p.hit.chunk.doc_id, *(a.doc_id for a in p.also_in)}
 
 
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
-
-
 def shows_code(unit: Unit) -> bool:
     """The unit carries code: a code block, alone or under the sentence that introduces it,
     or the file an include directive names."""
-    return unit.kind == "code" or unit.reference is not None or bool(_FENCE_LINE.search(unit.quote))
+    return unit.kind == "code" or unit.reference is not None or markdown.has_fence(unit.quote)
 
 
 def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
