@@ -289,6 +289,8 @@ def number_mentions(text: str) -> list[Mention]:
             left = _side(list(reversed(sentence[:i])))
             right = _side(sentence[i + 1 + (unit is not None) :])
             context = {w: max(left.get(w, 0.0), right.get(w, 0.0)) for w in left | right}
+            if unit is not None:  # 'the 1813 novel': the word it qualifies is its context too
+                context[stem(unit)] = 1.0
             if unit in ("percent",):
                 value, kind, unit = f"{value}%", "percent", None
             role, other = roles.get(i, (None, -1))
@@ -341,13 +343,74 @@ def _undated_month(c: Mention, spans: list[Mention], same: list[Mention]) -> str
     return month.title() if dated else None
 
 
+# A number glued to a name by a hyphen is part of an identifier: 'FW-001', 'PGY-1', 'RFC-7231'.
+_IDENT = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-(\d+)\b")
+_ANCHOR = 2  # tokens on each side of a number that must read the same in claim and span
+
+
+def _identifiers(text: str) -> dict[str, dict[str, str]]:
+    """Identifier names with their numbers: canonical value -> as written."""
+    out: dict[str, dict[str, str]] = {}
+    for m in _IDENT.finditer(_MARKER.sub(" ", text.lower())):
+        out.setdefault(m.group(1), {})[_canonical(m.group(2))] = m.group(0).upper()
+    return out
+
+
+def _renumbered_identifiers(claim: str, span: str) -> list[str]:
+    """'FW-2' where the span names only 'FW-001': the name is the span's, its number not."""
+    theirs = _identifiers(span)
+    return [
+        f"{written} where the span has {min(theirs[name].values())}"
+        for name, ns in _identifiers(claim).items()
+        if name in theirs
+        for value, written in sorted(ns.items())
+        if value not in theirs[name]
+    ]
+
+
+def _substituted(claim: str, span: str) -> list[str]:
+    """A claim number in the span's own words with the number changed: the `_ANCHOR` tokens
+    on each side (a word among them) read the same, and the span has only other numbers
+    between them ('truncated to 24 or 24 days' where it says 'truncated to 23 or 24 days')."""
+    mine, theirs = _tokens(claim), _tokens(span)
+    text = [t.raw for t in theirs]
+    out = []
+    for i, t in enumerate(mine):
+        if t.kind != "num" or i < _ANCHOR or i + _ANCHOR >= len(mine):
+            continue
+        left = [x.raw for x in mine[i - _ANCHOR : i]]
+        right = [x.raw for x in mine[i + 1 : i + 1 + _ANCHOR]]
+        sides = (mine[i - _ANCHOR : i], mine[i + 1 : i + 1 + _ANCHOR])
+        if not all(any(x.kind == "word" for x in side) for side in sides):
+            continue  # numbers and commas alone anchor nothing ('March 4, 2019')
+        value = _value(t, claim.lower())[0]
+        given = [
+            _value(u, span.lower())[0]
+            for j, u in enumerate(theirs)
+            if u.kind == "num"
+            and text[max(0, j - _ANCHOR) : j] == left
+            and text[j + 1 : j + 1 + _ANCHOR] == right
+        ]
+        if given and value not in given:  # not said in the same words anywhere in the span
+            out.append(f"{value} where the span says {given[0]} in the same words")
+    return out
+
+
+def _unit_of(m: Mention) -> str | None:
+    return "money" if m.kind == "money" else m.unit
+
+
 def misplaced_numbers(claim: str, span: str) -> list[str]:
     """Claim numbers the span states, but for something else: another span number of the
     same kind fits the claim number's place better by `MARGIN`, the span gives the value
-    only with another unit ('30 seconds' where it says '30 minutes'), or its role says so
-    (`_by_role`: a date's day, a range end). One line each."""
+    only with another unit ('30 seconds' where it says '30 minutes', '1000 months' where it
+    says '$1000'), its role says so (`_by_role`: a date's day, a range end), the span says
+    another number in the same words around it (`_substituted`), or an identifier's number
+    differs ('FW-2' for 'FW-001'). One line each."""
     spans = number_mentions(span)
-    out = []
+    out = _substituted(claim, span) + _renumbered_identifiers(claim, span)
+    if out:
+        return out
     for c in number_mentions(claim):
         same = [s for s in spans if s.value == c.value]
         if not same or c.kind == "one":
@@ -357,8 +420,9 @@ def misplaced_numbers(claim: str, span: str) -> list[str]:
             continue
         if c.role and any(s.role == c.role and s.partner == c.partner for s in same):
             continue  # the same end of the same range: in its place, whatever the words
-        if c.unit in UNITS and all(s.unit in UNITS and s.unit != c.unit for s in same):
-            out.append(f"{c.value} {c.unit}: the span gives {c.value} {same[0].unit}")
+        units = [_unit_of(s) for s in same]
+        if c.unit in UNITS and all(u in UNITS | {"money"} and u != c.unit for u in units):
+            out.append(f"{c.value} {c.unit}: the span gives {c.value} {units[0]}")
             continue
         rivals = [s for s in spans if s.value != c.value and s.kind == c.kind]
         if not rivals:

@@ -267,7 +267,7 @@ def test_a_number_the_span_gives_for_something_else_is_a_number_mismatch() -> No
     wrong = claim("The value ranges from 9 to 9", ClaimType.NUMBER, slot(1, ROTATE))
     found = checks.check_type_evidence(wrong, [span], allow_general=False)
     assert codes(found) == [CheckCode.NUMBER_MISMATCH]
-    assert "gives 1" in found[0].detail
+    assert "says 1" in found[0].detail
     timeout = "timeout defaults to 10 seconds; the maximum is 30 seconds"
     fact = claim("It defaults to 30 seconds", ClaimType.FACT, slot(1, ROTATE))
     assert codes(checks.check_type_evidence(fact, [timeout], allow_general=False)) == [

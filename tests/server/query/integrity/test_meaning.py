@@ -21,10 +21,12 @@ KEYS = (
 
 def test_mentions_carry_context_unit_and_range_end() -> None:
     ten, thirty = number_mentions(TIMEOUT)
-    # nearest word weighs 1, the next 0.7; ';' ends the sentence, so 30 knows only 'max'
+    # nearest word weighs 1, the next 0.7, the unit 1; ';' ends the sentence, so 30 knows
+    # only 'max' and its unit
     assert (ten.value, ten.kind, ten.unit, ten.role) == ("10", "count", "second", None)
-    assert dict(ten.context) == {"default": 1.0, "timeout": 0.7}
-    assert (thirty.value, dict(thirty.context), thirty.unit) == ("30", {"max": 1.0}, "second")
+    assert dict(ten.context) == {"default": 1.0, "timeout": 0.7, "second": 1.0}
+    thirty_context = {"max": 1.0, "second": 1.0}
+    assert (thirty.value, dict(thirty.context), thirty.unit) == ("30", thirty_context, "second")
     (after_comma,) = number_mentions("the maximum, sadly, is 30")
     assert dict(after_comma.context) == {"sadly": 0.5, "max": 0.7 * 0.25}
     lo, hi = number_mentions(RANGE)
@@ -61,7 +63,7 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ("4", True),
     ]
     (minute,) = number_mentions("a 10 - minute overtime")
-    assert (minute.unit, dict(minute.context)) == ("minute", {"overtim": 1.0})
+    assert (minute.unit, dict(minute.context)) == ("minute", {"overtim": 1.0, "minut": 1.0})
     assert stem("rotated") == stem("rotates") == "rotat"
     assert stem("secs") == "second"
 
@@ -92,11 +94,31 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ),
         # a day the span's month never has: it dates June by its year, 8 is a volume
         ("The charter of June 8 was signed", "The charter of June 1215 was signed ( vol. 8 )."),
+        # the word a number qualifies is its context: 2016 dates the film, not a novel
+        (
+            "She wrote the original novel in 2016.",
+            "It is a 2016 horror film. It parodies the 1813 novel by Jane Austen.",
+        ),
+        # the span's own words around another number: 23 was changed to the 24 beside it
+        ("February was truncated to 24 or 24 days", "February was truncated to 23 or 24 days"),
+        # an identifier's number: the span names the form FW-001, never FW-2
+        ("Fill in two forms (FW-2) for both courts", "Fill in two forms FW-001 for both courts"),
+        # money is a unit: the span's 1000 is dollars, the claim's months
+        ("For a lease of 1000 months", "For a 12 month lease at $1000 per month"),
     ],
 )
 def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -> None:
     found = misplaced_numbers(claim, span)
     assert len(found) == (2 if claim.endswith("9 to 1") else 1)
+
+
+def test_a_number_changed_in_the_spans_own_words_is_named() -> None:
+    span = "February was truncated to 23 or 24 days, or left at 28 days."
+    found = misplaced_numbers("February was truncated to 24 or 24 days", span)
+    assert found == ["24 where the span says 23 in the same words"]
+    assert misplaced_numbers("Fill in form FW-2", "Fill in form FW-001") == [
+        "FW-2 where the span has FW-001"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -124,6 +146,12 @@ def test_a_number_given_for_something_else_is_misplaced(claim: str, span: str) -
         ("Sales from March 2019, 2020 and 2021", "Sales from March 2019, 2020 and 2021 rose."),
         ("It may 3 times fail", "It may fail 3 times on May 5"),  # 'may' the modal
         ("The charter of June 8 was signed", "It was signed on the 8th of June 1215."),
+        # a comma and a year anchor nothing: the span dates March 4 in other words
+        ("It aired on March 4, 2019", "It airs from March 4th, and on Netflix on March 6th, 2019"),
+        # the same words around the same number, once among others
+        ("truncated to 23 or 24 days", "cut to 2 or 3 days, or truncated to 23 or 24 days"),
+        ("Fill in form FW-001", "Fill in form FW-001, or FW-002 on appeal"),
+        ("A lease of 12 months", "A 12 month lease at $1000 per month"),
     ],
 )
 def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> None:
