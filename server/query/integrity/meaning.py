@@ -129,6 +129,7 @@ class _Unit:
     stems: frozenset[str]  # stemmed non-stop words, polarity words kept
     # per negation, the stemmed words it bears on (`SCOPE_TOKENS` after it; empty at the end)
     scopes: tuple[frozenset[str], ...]
+    heads: tuple[str, ...] = ()  # per negation, the first stemmed word after it ('' at the end)
 
     @property
     def negations(self) -> int:
@@ -150,7 +151,8 @@ def _unit(text: str) -> _Unit:
         frozenset([stem(t) for t in tokens[i + 1 :] if t not in STOP][:SCOPE_TOKENS]) for i in at
     )
     stems = frozenset(stem(t) for t in tokens if t not in STOP)
-    return _Unit(frozenset(tokens), frozenset(content), stems, scopes)
+    heads = tuple(next((stem(t) for t in tokens[i + 1 :] if t not in STOP), "") for i in at)
+    return _Unit(frozenset(tokens), frozenset(content), stems, scopes, heads)
 
 
 def _merge(units: list[_Unit]) -> _Unit:
@@ -159,6 +161,7 @@ def _merge(units: list[_Unit]) -> _Unit:
         frozenset().union(*(u.content for u in units)),
         frozenset().union(*(u.stems for u in units)),
         tuple(sc for u in units for sc in u.scopes),
+        tuple(h for u in units for h in u.heads),
     )
 
 
@@ -287,15 +290,40 @@ def _unlicensed(word: str, span: _Unit) -> bool:
     return not (word in ("never", "none") and plain_negation)
 
 
+def _said_negated(clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]]) -> bool:
+    """The span negates what the claim clause negates, wherever its sentence and clause
+    boundaries put it: every negation of the clause has one in the span before the same
+    word ("which are not a distinct breed" for "British Blues are not a distinct breed";
+    "They are n't coming" after "The aliens ..."), and no span negation stands before a
+    word of the clause that the clause does not negate ("they don't do actual investing"
+    against "they do do actual investing")."""
+    theirs = [h for whole, _ in sentences for h in whole.heads]
+    mine = set(clause.heads)
+    return (
+        bool(mine)
+        and "" not in mine
+        and mine <= set(theirs)
+        and not any(h in clause.stems and h not in mine for h in theirs)
+    )
+
+
 def negation_mismatches(claim: str, span: str) -> list[str]:
-    """Claim clauses whose polarity differs from every best-aligned unit of the span."""
+    """Claim clauses whose polarity differs from every best-aligned unit of the span; a
+    clause that negates is let through when a span sentence negates the same words."""
     units, out = _span_units(span), []
     for clause in _claim_units(claim):
         aligned = _aligned(clause, units)
         flips = [_flipped(clause, about) for _, about in aligned]
         if aligned and all(flips):
+            negates = clause.negations % 2 == 1
+            if negates and not _swaps_any(clause, aligned) and _said_negated(clause, units):
+                continue
             out.append(str(flips[0]))
     return out
+
+
+def _swaps_any(clause: _Unit, aligned: list[tuple[_Unit, _Unit]]) -> bool:
+    return any(_swaps(clause, about) for _, about in aligned)
 
 
 def quantifier_mismatches(claim: str, span: str) -> list[str]:

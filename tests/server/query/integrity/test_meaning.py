@@ -192,6 +192,16 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "A 1% expense ratio may not sound like much, yet the fund eats a quarter of your "
             "earnings.",
         ),
+        # the span negates 'neither' and 'nor' as the claim does, never 'see'
+        (
+            "Neither third parties nor the internet cannot see your traffic.",
+            "Neither third parties nor the internet can see your traffic.",
+        ),
+        # the claim keeps one negation of two: 'actual investing' is negated in the span
+        (
+            "They are not licensed, because they do do actual investing.",
+            "They are not licensed, because they don't do actual investing.",
+        ),
     ],
 )
 def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
@@ -246,6 +256,17 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
         (
             "Put the endpoints in a separate, dedicated subnet.",
             "Put the endpoints in a separate, dedicated subnet that is not shared with workloads.",
+        ),
+        # the span negates the same words, where its sentence split ('...') or a parenthesis
+        # puts the negation outside the aligned clause; 'are n't' as a tokenised text has it
+        (
+            "The androids, the aliens ... they aren't coming.",
+            "The androids , the aliens ... They are n't coming .",
+        ),
+        (
+            "British Blues are not a distinct breed, but a British Shorthair.",
+            "Russian Blues should not be confused with British Blues (which are not a distinct "
+            "breed, but a British Shorthair), nor the Korat.",
         ),
     ],
 )
