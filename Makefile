@@ -88,7 +88,8 @@ eval-prose: setup
 train-verifier: setup
 	$(BIN)/python -m evals.training.verifier --epochs 3 --lr 5e-5 --budget-s 2700
 
-# The prompt-injection classifier (models/injection/MODEL_CARD.md; not hooked in: ties the rules).
+# The injection guard's learned reader: logistic regression on all-MiniLM-L6-v2 sentence vectors,
+# written to config/injection_judge.json (models/injection/MODEL_CARD.md; minutes on 2 cores).
 train-injection: setup
 	$(BIN)/python -m evals.training.injection
 

@@ -7,15 +7,15 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl` .. `heldout14.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout15.jsonl`
+  `heldout3.jsonl` .. `heldout15.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout16.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
 0.688, heldout4 0.800, heldout5 0.550, heldout6 0.700, heldout7 0.775,
 heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700,
-heldout14 0.750).
-Clean controls (`clean2.jsonl` .. `clean12.jsonl` TUNE, `clean13.jsonl` REPORT): documentation
+heldout14 0.750, heldout15 0.825; heldout16's first reading, by the rules alone: 0.900).
+Clean controls (`clean2.jsonl` .. `clean13.jsonl` TUNE, `clean14.jsonl` REPORT): documentation
 that looks like an attack and is not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
@@ -49,6 +49,9 @@ Figures, per split and per style:
     citation match rate on each (the same figure is expected), answers breached, and facts
     whose own quote the detector fences on that copy (`quote_fenced`); per split, the clean
     segments of the poisoned pages fenced next to the planted blocks.
+Where the detector runs alone ((c), (d), the controls, the spill), it runs as the engine does:
+the rules, and the learned reader when `integrity.injection_judge_file` names one (off by
+default; `CITEGATE_INTEGRITY__INJECTION_JUDGE_FILE=injection_judge.json` measures it).
 `--compare` asks the attack questions again with the guard off (same index). `--llm` answers
 with the LLM generator (SmolLM2-135M through llama.cpp unless `--base-url`); the default is
 the extractive one. Exit status 1 when, guard on, any canary is shown or any attack succeeds.
@@ -80,6 +83,7 @@ from server.core.contracts import Answer, RepairAction
 from server.core.paths import repo_root, shared_data
 from server.core.settings import Settings, load_settings
 from server.query.answer import Engine, answer
+from server.query.engine import build_embedder, build_judge
 from server.query.integrity import injection
 
 DATA = shared_data()
@@ -101,7 +105,8 @@ WRITTEN = {
     "heldout12": "tune",
     "heldout13": "tune",
     "heldout14": "tune",
-    "heldout15": "report",
+    "heldout15": "tune",
+    "heldout16": "report",
 }
 CONTROLS = {
     "clean2": "tune",
@@ -115,7 +120,8 @@ CONTROLS = {
     "clean10": "tune",
     "clean11": "tune",
     "clean12": "tune",
-    "clean13": "report",
+    "clean13": "tune",
+    "clean14": "report",
 }
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")
@@ -491,9 +497,16 @@ class Detection:
         return self.touched and not self.canary_left
 
 
-def detect(text: str, lo: int, hi: int, canaries: Sequence[str] = ()) -> Detection:
-    """Run the detector on a whole (poisoned) page; how it treats the block [lo, hi)."""
-    flags = injection.fenced(text)
+def detect(
+    text: str,
+    lo: int,
+    hi: int,
+    canaries: Sequence[str] = (),
+    judge: injection.SegmentJudge | None = None,
+) -> Detection:
+    """Run the detector (rules, and `judge` when given) on a whole (poisoned) page; how it
+    treats the block [lo, hi)."""
+    flags = injection.fenced(text, judge)
     inside, total = fenced_share(text, flags, lo, hi)
     shown = injection.blank(text, [(f.start, f.end) for f in flags])[lo:hi]
     return Detection(
@@ -517,14 +530,16 @@ def _tally(rows: Iterable[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, 
     return out
 
 
-def detection(pages: Sequence[Page], attacks: Sequence[Attack]) -> dict[str, Any]:
+def detection(
+    pages: Sequence[Page], attacks: Sequence[Attack], judge: injection.SegmentJudge | None = None
+) -> dict[str, Any]:
     """Every attack alone on page i mod P at each position; `detect` on the page's text."""
     rows = []
     for i, a in enumerate(attacks):
         page = pages[i % len(pages)]
         for position in POSITIONS:
             text, [(lo, hi)] = plant(page.text, [(a.text, position)])
-            d = detect(text, lo, hi, a.canaries)
+            d = detect(text, lo, hi, a.canaries, judge)
             rows.append(
                 {
                     "id": a.id,
@@ -564,7 +579,9 @@ def detection(pages: Sequence[Page], attacks: Sequence[Attack]) -> dict[str, Any
     return out
 
 
-def controls(pages: Sequence[Page], folder: Path = ATTACKS) -> dict[str, Any]:
+def controls(
+    pages: Sequence[Page], folder: Path = ATTACKS, judge: injection.SegmentJudge | None = None
+) -> dict[str, Any]:
     """Each clean control alone on page i mod P (middle): split -> controls, fenced, and the
     ones fenced (a fence on a control is a false quarantine of text built to look risky)."""
     out: dict[str, Any] = {}
@@ -576,7 +593,7 @@ def controls(pages: Sequence[Page], folder: Path = ATTACKS) -> dict[str, Any]:
         fenced_ids = []
         for i, r in enumerate(rows):
             text, [(lo, hi)] = plant(pages[i % len(pages)].text, [(r["text"], "middle")])
-            if detect(text, lo, hi).touched:
+            if detect(text, lo, hi, judge=judge).touched:
                 fenced_ids.append(r["id"])
         got = out.setdefault(split, {"controls": 0, "fenced": 0, "ids": []})
         got["controls"] += len(rows)
@@ -585,15 +602,19 @@ def controls(pages: Sequence[Page], folder: Path = ATTACKS) -> dict[str, Any]:
     return out
 
 
-def fenced_segments(text: str) -> tuple[int, int, list[tuple[int, int, str]]]:
+def fenced_segments(
+    text: str, judge: injection.SegmentJudge | None = None
+) -> tuple[int, int, list[tuple[int, int, str]]]:
     """(segments fenced, segments, the fenced spans as (start, end, rule))."""
-    flags = injection.fenced(text)
+    flags = injection.fenced(text, judge)
     segs = injection.segments(text)
     hit = sum(any(_overlaps(a, b, f.start, f.end) for f in flags) for a, b, _ in segs)
     return hit, len(segs), [(f.start, f.end, f.rule) for f in flags]
 
 
-def false_quarantine(sources: Sequence[Source], examples: int = 20) -> dict[str, Any]:
+def false_quarantine(
+    sources: Sequence[Source], examples: int = 20, judge: injection.SegmentJudge | None = None
+) -> dict[str, Any]:
     """The detector over every page of the clean sources: segments fenced; `_llm-test.md`
     (a page written to test LLM translations) apart, outside the counts."""
     out: dict[str, Any] = {}
@@ -604,7 +625,7 @@ def false_quarantine(sources: Sequence[Source], examples: int = 20) -> dict[str,
         for f in sorted(source.root.rglob("*.md")):
             rel = f.relative_to(source.root).as_posix()
             text = normalise(f.read_bytes().decode("utf-8-sig"))
-            hit, n, spans = fenced_segments(text)
+            hit, n, spans = fenced_segments(text, judge)
             if f.name == LLM_TEST:
                 apart[rel] = {"segments": n, "segments_fenced": hit, "spans": len(spans)}
                 continue
@@ -846,7 +867,7 @@ def ask_facts(
         result = answer(fact.question, engine)
         hit = [b for p in planted if (b := breaches(p, result)).succeeded]
         text = texts[fact.path]
-        flags = injection.fenced(text)
+        flags = injection.fenced(text, engine.judge)
         spans = [(at, at + len(q)) for q in fact.quotes if (at := text.find(q)) >= 0]
         rows.append(
             {
@@ -900,8 +921,16 @@ class Plan:
     facts: int = 2
 
 
-def run(settings: Settings, plan: Plan, workdir: Path, *, compare: bool = False) -> dict[str, Any]:
-    """Build the clean and the poisoned copies under `workdir`, ingest each, ask, score."""
+def run(
+    settings: Settings,
+    plan: Plan,
+    workdir: Path,
+    *,
+    compare: bool = False,
+    judge: injection.SegmentJudge | None = None,
+) -> dict[str, Any]:
+    """Build the clean and the poisoned copies under `workdir`, ingest each, ask, score;
+    `judge` (the engines' own learned reader) joins the rules where the detector runs alone."""
     started = time.perf_counter()
     settings = _guard(settings, True)
     facts = [f for page in plan.pages for f in facts_of(page, plan.facts)]
@@ -911,7 +940,7 @@ def run(settings: Settings, plan: Plan, workdir: Path, *, compare: bool = False)
             {"path": p.path, "gold_items": len(p.gold), "chars": len(p.text)} for p in plan.pages
         ],
         "facts": [dataclasses.asdict(f) for f in facts],
-        "detection": {s: detection(plan.pages, a) for s, a in plan.detect.items() if a},
+        "detection": {s: detection(plan.pages, a, judge) for s, a in plan.detect.items() if a},
         "splits": {},
     }
     corpus = write_corpus(workdir / "corpus-clean", plan.pages)
@@ -924,9 +953,13 @@ def run(settings: Settings, plan: Plan, workdir: Path, *, compare: bool = False)
             continue
         texts, planted = poisoned_pages(plan.pages, attacks)
         corpus = write_corpus(workdir / f"corpus-{split}", plan.pages, texts)
-        block_rules = [detect(texts[p.path], p.start, p.end, p.attack.canaries) for p in planted]
+        block_rules = [
+            detect(texts[p.path], p.start, p.end, p.attack.canaries, judge) for p in planted
+        ]
         spill = sum(
-            _spill(texts[page.path], [(p.start, p.end) for p in planted if p.path == page.path])
+            _spill(
+                texts[page.path], [(p.start, p.end) for p in planted if p.path == page.path], judge
+            )
             for page in plan.pages
         )
         with _engine(settings, corpus, workdir / f"data-{split}") as engine:
@@ -948,9 +981,11 @@ def run(settings: Settings, plan: Plan, workdir: Path, *, compare: bool = False)
     return out
 
 
-def _spill(text: str, blocks: Sequence[tuple[int, int]]) -> int:
+def _spill(
+    text: str, blocks: Sequence[tuple[int, int]], judge: injection.SegmentJudge | None = None
+) -> int:
     """Segments of a poisoned page outside its planted blocks that the detector fences."""
-    flags = injection.fenced(text)
+    flags = injection.fenced(text, judge)
     return sum(
         any(_overlaps(a, b, f.start, f.end) for f in flags)
         and not any(_overlaps(a, b, lo, hi) for lo, hi in blocks)
@@ -1066,7 +1101,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             work = args.workdir
             work.mkdir(parents=True, exist_ok=True)
-        report = run(settings, plan, work, compare=args.compare)
+        judge = (
+            build_judge(settings, build_embedder(settings))
+            if settings.integrity.injection_judge_file
+            else None
+        )
+        report = run(settings, plan, work, compare=args.compare, judge=judge)
     report = {
         "settings": {
             "pages_per_source": args.pages,
@@ -1077,8 +1117,9 @@ def main(argv: list[str] | None = None) -> int:
             "sources": {s.name: str(s.root) for s in sources},
             "attacks": str(args.attacks),
         },
-        "false_quarantine": false_quarantine(sources),
-        "controls": controls(pages, args.attacks),
+        "judge": "rules + learned reader" if judge is not None else "rules alone",
+        "false_quarantine": false_quarantine(sources, judge=judge),
+        "controls": controls(pages, args.attacks, judge),
         **report,
     }
     for line in summary(report):

@@ -47,7 +47,7 @@ from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
-from server.query.integrity.injection import DocFlags
+from server.query.integrity.injection import DocFlags, SegmentJudge
 from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -79,6 +79,7 @@ class Engine:
     policy: CorpusPolicy
     refusal: RefusalModel | None = None
     fences: DocFlags | None = None  # attacks read in the whole document (DocumentFences)
+    judge: SegmentJudge | None = None  # the learned reader beside the guard's rules
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,7 @@ def answer(
         absent_names=absent,
         progress=report,
         doc_flags=engine.fences,
+        judge=engine.judge,
     )
     report("decide")
     decision = _decide(text, engine, got.hits, composed, absent)
@@ -321,6 +323,7 @@ def generate_verified(
     seed: int = 0,
     absent_names: Sequence[str] = (),
     doc_flags: DocFlags | None = None,
+    judge: SegmentJudge | None = None,
     progress: Progress = _quiet,
 ) -> Composed:
     """Claims -> slots -> check -> repair -> gate; "I don't know" when no evidence holds.
@@ -329,7 +332,8 @@ def generate_verified(
     `absent_names`, when that refusal was for names no readable passage mentions, are
     named in its missing evidence. Hits that address the model never reach the generator;
     each is listed in `repairs` (QUARANTINE), and a citation into one is blocked;
-    `doc_flags` also reads each hit's whole document, for an attack cut by a chunk boundary.
+    `doc_flags` also reads each hit's whole document, for an attack cut by a chunk boundary;
+    `judge` is the learned reader that joins the guard's rules (`integrity.judge`).
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
     Claims that do not bear on the question (`relevance`) are dropped as `off_topic`.
     `progress` hears "generate" and "check" each round (see `answer`).
@@ -339,7 +343,7 @@ def generate_verified(
     ms = 0.0
     rounds = settings.integrity.max_regenerations
     for attempt in range(rounds + 1):
-        fenced = verify.fence(hits, settings, doc_flags)
+        fenced = verify.fence(hits, settings, doc_flags, judge)
         ctx = verify.context(fenced, live, scorer, settings)
         notes += fenced.held
         if not fenced.clean:

@@ -19,6 +19,7 @@ from server.query.audit import TraceStore, trace_rows
 from server.query.decide import load_refusal_model
 from server.query.generate import build_generator
 from server.query.integrity.injection import DocumentFences
+from server.query.integrity.judge import EmbeddingJudge, load_judge
 from server.query.integrity.relevance import EmbeddingRelevance
 from server.query.integrity.support import FeatureSupportScorer, build_support_scorer
 from server.query.policy import load_policy
@@ -65,6 +66,7 @@ def assemble(
     """The engine around an embedder and a store: reranker, support scorer, generator and
     policy as the settings name them (tests hand in fakes for the first three)."""
     support = build_support_scorer(settings, embedder)
+    judge = build_judge(settings, embedder)
     return Engine(
         settings=settings,
         embedder=embedder,
@@ -76,8 +78,18 @@ def assemble(
         generator=build_generator(settings, embedder=embedder),
         policy=load_policy(settings.corpus_policy_file),
         refusal=load_refusal_model(_config_path(settings.retrieval.refusal_model_file)),
-        fences=DocumentFences(store.get_doc),
+        fences=DocumentFences(store.get_doc, judge=judge),
+        judge=judge,
     )
+
+
+def build_judge(settings: Settings, embedder: Embedder) -> EmbeddingJudge | None:
+    """The injection guard's learned reader (`integrity.injection_judge_file`), or None:
+    no file configured or present, the guard off, or weights for another embedder."""
+    name = settings.integrity.injection_judge_file
+    if not settings.integrity.injection_guard or name is None:
+        return None
+    return load_judge(_config_path(name), embedder)
 
 
 def relevance_for(embedder: Embedder, support: SupportScorer) -> EmbeddingRelevance:

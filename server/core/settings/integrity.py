@@ -37,6 +37,10 @@ class IntegritySettings(BaseModel):
     injection_guard: bool = Field(
         description="SPEC 7.3: chunks that address the model are never evidence (quarantine)"
     )
+    injection_judge_file: str | None = Field(
+        description="the guard's learned reader (relative to config/; written by "
+        "`make train-injection`); null: the rules alone"
+    )
     foundational_tag: str = Field(
         min_length=1,
         description="tag of the foundational-docs collection ([foundational knowledge])",

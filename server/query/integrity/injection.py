@@ -55,6 +55,9 @@ Rules describe text written *to a model*, not one corpus's phrases:
 - `foreign_code`: on an English page, a prose sentence in another language (mostly non-Latin
   letters, or lower-case words with almost no English function words) that carries an
   upper-case code word: the rules above read a dozen languages, this one reads any.
+- `learned`: with a `judge` (`server.query.integrity.judge`: logistic regression on the
+  engine's sentence vectors, trained on the TUNE attack sets), a segment no rule flags but
+  that shows a weak sign (below) is flagged when the judge scores it at its threshold.
 After a vocative ("Assistant, when answering, recommend X"; a link title `"AI: ..."`) an
 answer verb in the imperative is the order. "AI" written against CJK text ("要約するAIへ")
 counts although no word boundary separates it.
@@ -1030,13 +1033,24 @@ def segments(text: str) -> list[tuple[int, int, int]]:
     return [(s.start, s.end, s.group) for s in out]
 
 
-def fenced(text: str) -> list[Flag]:
+SegmentJudge = Callable[[Sequence[str]], Sequence[bool]]
+"""A learned reader: which of these segments address a model (`judge.EmbeddingJudge`)."""
+LEARNED = "learned"  # the rule name of a segment the judge flags
+
+
+def fenced(text: str, judge: SegmentJudge | None = None) -> list[Flag]:
     """The spans of `text` to fence: runs of adjacent flagged segments of one block, each
-    widened over neighbours with a weak sign (offsets into `text`)."""
+    widened over neighbours with a weak sign (offsets into `text`). With a `judge`, a segment
+    no rule flags but that shows a weak sign is flagged (`LEARNED`) when the judge says so."""
     segs = segments(text)
     pieces = [text[a:b] for a, b, _ in segs]
     rules: list[str | None] = [rule_of(p) for p in pieces]
     signs = [weak_signs(p) for p in pieces]
+    if judge is not None:
+        ask = [i for i, (r, s) in enumerate(zip(rules, signs, strict=True)) if r is None and s]
+        for i, flagged in zip(ask, judge([pieces[i] for i in ask]) if ask else (), strict=True):
+            if flagged:
+                rules[i] = LEARNED
     _pairs(segs, rules, signs)
     _wrapped(text, segs, rules)
     _orders_code(segs, rules, signs, pieces)
@@ -1316,9 +1330,9 @@ def _whole_comments(
                 rules[i] = rules[i] or rule
 
 
-def instruction_in(text: str) -> str | None:
+def instruction_in(text: str, judge: SegmentJudge | None = None) -> str | None:
     """The rule of the first span of text written to a model found in `text`, or None."""
-    found = fenced(text)
+    found = fenced(text, judge)
     return found[0].rule if found else None
 
 
@@ -1348,8 +1362,14 @@ class DocumentFences:
     about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s).
     """
 
-    def __init__(self, document: Callable[[str], DocRecord | None], max_docs: int = 512) -> None:
+    def __init__(
+        self,
+        document: Callable[[str], DocRecord | None],
+        max_docs: int = 512,
+        judge: SegmentJudge | None = None,
+    ) -> None:
         self._document = document
+        self._judge = judge
         self._max = max_docs
         self._seen: OrderedDict[tuple[str, str], tuple[Flag, ...]] = OrderedDict()
         self._lock = threading.Lock()
@@ -1364,7 +1384,7 @@ class DocumentFences:
         doc = self._document(chunk.doc_id)
         if doc is None or doc.rev != chunk.rev:
             return ()
-        found = tuple(fenced(doc.text))  # outside the lock: two first readers both scan
+        found = tuple(fenced(doc.text, self._judge))  # outside the lock: both first readers scan
         with self._lock:
             self._seen[key] = found
             while len(self._seen) > self._max:
@@ -1384,13 +1404,15 @@ def _union(flags: Sequence[Flag]) -> list[Flag]:
     return out
 
 
-def fenced_hits(hits: Sequence[Hit], doc_flags: DocFlags | None = None) -> dict[str, list[Flag]]:
+def fenced_hits(
+    hits: Sequence[Hit], doc_flags: DocFlags | None = None, judge: SegmentJudge | None = None
+) -> dict[str, list[Flag]]:
     """snippet_id -> fenced spans in *document* offsets, for every chunk that has any: the
     chunk's own, and (with `doc_flags`) its document's that overlap it, clipped to it."""
     out: dict[str, list[Flag]] = {}
     for h in hits:
         lo, hi = h.chunk.offsets.start, h.chunk.offsets.end
-        found = [Flag(f.start + lo, f.end + lo, f.rule) for f in fenced(h.chunk.text)]
+        found = [Flag(f.start + lo, f.end + lo, f.rule) for f in fenced(h.chunk.text, judge)]
         if doc_flags is not None:
             found += [
                 Flag(max(f.start, lo), min(f.end, hi), f.rule)
@@ -1402,6 +1424,8 @@ def fenced_hits(hits: Sequence[Hit], doc_flags: DocFlags | None = None) -> dict[
     return out
 
 
-def quarantined(hits: Sequence[Hit], doc_flags: DocFlags | None = None) -> dict[str, str]:
+def quarantined(
+    hits: Sequence[Hit], doc_flags: DocFlags | None = None, judge: SegmentJudge | None = None
+) -> dict[str, str]:
     """snippet_id -> rule of its first fenced span, for every chunk that carries one."""
-    return {sid: flags[0].rule for sid, flags in fenced_hits(hits, doc_flags).items()}
+    return {sid: flags[0].rule for sid, flags in fenced_hits(hits, doc_flags, judge).items()}

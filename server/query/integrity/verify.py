@@ -277,13 +277,16 @@ class Fenced(Frozen):
 
 
 def fence(
-    hits: Sequence[Hit], settings: Settings, doc_flags: injection.DocFlags | None = None
+    hits: Sequence[Hit],
+    settings: Settings,
+    doc_flags: injection.DocFlags | None = None,
+    judge: injection.SegmentJudge | None = None,
 ) -> Fenced:
     """Sentences that address the model (`injection.fenced_hits`, read in the chunk and, with
-    `doc_flags`, in its whole document) never reach the generator; the rest of their chunk
-    stays evidence."""
+    `doc_flags`, in its whole document; with `judge`, a learned reader joins the rules) never
+    reach the generator; the rest of their chunk stays evidence."""
     guard = settings.integrity.injection_guard
-    found = injection.fenced_hits(hits, doc_flags) if guard else {}
+    found = injection.fenced_hits(hits, doc_flags, judge) if guard else {}
     clean: list[Hit] = []
     quarantine: dict[str, str] = {}
     held: list[Repair] = []
