@@ -11,7 +11,6 @@ with the Answer (`Answer.decision`), so evaluators can plot them.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from pydantic import Field
 
 from server.core.contracts import Claim, Decision, Frozen, Hit, Signals
 from server.core.errors import ConfigError
+from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
 from server.query.answer_types import unstated
@@ -124,13 +124,12 @@ def load_refusal_model(path: Path) -> RefusalModel | None:
     """The fitted model, or None when the file is absent (the rules alone then decide)."""
     if not path.is_file():
         return None
-    try:
-        model = RefusalModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, OSError) as exc:
-        raise ConfigError(
-            f"{path} is not a refusal model ({exc}); re-fit it with "
-            "`python -m evals.calibration.decision` or delete it to use the rules alone"
-        ) from exc
+    model = read_fitted(
+        path,
+        RefusalModel,
+        "a refusal model",
+        "re-fit it with `python -m evals.calibration.decision` or delete it to use the rules alone",
+    )
     unknown = set(model.features) - set(Signals.model_fields)
     if unknown:
         raise ConfigError(f"{path} names unknown signals {sorted(unknown)}; re-fit it")

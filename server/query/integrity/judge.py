@@ -18,7 +18,6 @@ attack the rules miss, and it fences ordinary policy text ("Your complaint must 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -29,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.core.errors import ConfigError
+from server.core.fitted import read_fitted
 from server.core.ports import Embedder
 
 log = logging.getLogger(__name__)
@@ -98,13 +98,12 @@ def load_judge(path: Path | None, embedder: Embedder) -> EmbeddingJudge | None:
     or when it was trained on another embedding model than `embedder`."""
     if path is None or not path.is_file():
         return None
-    try:
-        weights = JudgeWeights.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, OSError) as exc:
-        raise ConfigError(
-            f"{path} is not an injection judge ({exc}); re-train it with "
-            "`make train-injection`, or set integrity.injection_judge_file to null"
-        ) from exc
+    weights = read_fitted(
+        path,
+        JudgeWeights,
+        "an injection judge",
+        "re-train it with `make train-injection`, or set integrity.injection_judge_file to null",
+    )
     if weights.embed_model != embedder.model_id:
         log.warning(
             "injection judge %s was trained on %s, the embedder is %s: rules alone guard",

@@ -11,7 +11,6 @@ one trained by `python -m evals.training.verifier` into models/verifier (sigmoid
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from server.core.errors import ConfigError, ModelUnavailableError
+from server.core.fitted import read_fitted
 from server.core.paths import repo_root
 from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
@@ -91,12 +91,11 @@ def features(
 
 def load_support_model(path: Path) -> SupportModel:
     """Read the fitted coefficients; refuse a file fitted on other features."""
-    try:
-        model = SupportModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path} is missing: run `python -m evals.calibration.support`") from exc
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not a valid support model: {exc}") from exc
+    if not path.is_file():
+        raise ConfigError(f"{path} is missing: run `python -m evals.calibration.support`")
+    model = read_fitted(
+        path, SupportModel, "a valid support model", "re-run `python -m evals.calibration.support`"
+    )
     if set(model.weights) != set(FEATURES):
         raise ConfigError(
             f"{path} was fitted on features {sorted(model.weights)}, this code computes "
