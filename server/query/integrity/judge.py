@@ -72,18 +72,19 @@ class EmbeddingJudge:
         """P(the segment addresses a model) of each segment; one embedding batch for the
         segments not seen before."""
         with self._lock:
-            new = [s for s in dict.fromkeys(segments) if s not in self._seen]
+            known = {s: self._seen[s] for s in segments if s in self._seen}
+            for s in known:
+                self._seen.move_to_end(s)
+        new = [s for s in dict.fromkeys(segments) if s not in known]
         if new:
             vectors = self._embedder.embed_documents(new)
             found = {s: self._probability(v) for s, v in zip(new, vectors, strict=True)}
+            known |= found
             with self._lock:
                 self._seen.update(found)
                 while len(self._seen) > self._max:
                     self._seen.popitem(last=False)
-        else:
-            found = {}
-        with self._lock:
-            return [found[s] if s in found else self._seen.get(s, 0.0) for s in segments]
+        return [known[s] for s in segments]
 
     def __call__(self, segments: Sequence[str]) -> list[bool]:
         return [p >= self._w.threshold for p in self.scores(segments)]

@@ -46,6 +46,14 @@ def test_the_judge_is_a_logistic_score_over_the_vector() -> None:
     ]  # scored once, then remembered
     assert judge(["Keys rotate.", "You owe it."]) == [False, True]
     assert embedder.batches[1:] == [["You owe it."]]
+    small = EmbeddingJudge(embedder, WEIGHTS, memo=2)  # least recently used out first
+    small.scores(["a", "b"])
+    small.scores(["a"])  # 'a' used again: 'b' is now the oldest
+    small.scores(["c"])
+    before = len(embedder.batches)
+    assert small.scores(["a", "c"]) and len(embedder.batches) == before  # both remembered
+    small.scores(["b"])
+    assert embedder.batches[-1] == ["b"]  # 'b' was dropped
 
 
 def test_fenced_asks_the_judge_only_about_unflagged_segments_with_a_weak_sign() -> None:
