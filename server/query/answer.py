@@ -333,7 +333,7 @@ def generate_verified(
     named in its missing evidence. Hits that address the model never reach the generator;
     each is listed in `repairs` (QUARANTINE), and a citation into one is blocked;
     `doc_flags` also reads each hit's whole document, for an attack cut by a chunk boundary;
-    `judge` is the learned reader that joins the guard's rules (`integrity.judge`).
+    `judge` is the learned reader that joins the guard's rules (`integrity.injection_judge_file`).
     `retrieve_again(expanded_query)` is called at most `integrity.max_regenerations` times.
     Claims that do not bear on the question (`relevance`) are dropped as `off_topic`.
     `progress` hears "generate" and "check" each round (see `answer`).
