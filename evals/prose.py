@@ -82,6 +82,8 @@ MIN_COVERAGE = 0.5  # share of an answer sentence's content words its cited span
 MAX_EXTRA = 2  # passage sentences added to the best one when they cover more of the claim
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)  # curve grid, + the configured one
 GOOD_FLOOR = 0.90  # the issue's floor for good claims shown with PASS at the operating point
+RULE_FLOOR = 0.95  # the issue's floor for each kind a rule can check, preferred when reachable
+RULE_KINDS = ("number", "negation", "quantifier", "neighbour_citation", "merged")
 BOOT = 1000
 ANALYZER = "prose-eval"
 INDEX_HASH = "prose-eval:0"
@@ -813,7 +815,9 @@ def overall_caught(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def choose_threshold(curve: Sequence[dict[str, Any]], floor: float = GOOD_FLOOR) -> float:
     """The threshold of a curve that catches most perturbations while at least `floor` of
     good claims are shown with PASS (ties: the lower threshold, which blocks fewer good
-    claims); when no point reaches the floor, the one that shows most good claims."""
+    claims), among those points the ones where every rule-checkable kind is caught at
+    `RULE_FLOOR` when there are any; when no point reaches the floor, the one that shows most
+    good claims."""
 
     def good(p: dict[str, Any]) -> float:
         return float(p["good_claims_pass_rate"]["rate"] or 0.0)
@@ -821,7 +825,16 @@ def choose_threshold(curve: Sequence[dict[str, Any]], floor: float = GOOD_FLOOR)
     def caught(p: dict[str, Any]) -> float:
         return float(p["caught_overall"]["rate"] or 0.0)
 
+    def rules_hold(p: dict[str, Any]) -> bool:
+        caught_by_kind = p.get("caught", {})
+        return all(
+            (caught_by_kind[k]["rate"] or 0.0) >= RULE_FLOOR
+            for k in RULE_KINDS
+            if k in caught_by_kind
+        )
+
     ok = [p for p in curve if good(p) >= floor]
+    ok = [p for p in ok if rules_hold(p)] or ok
     if ok:
         best = max(ok, key=lambda p: (caught(p), -p["support_threshold"]))
     else:
@@ -1037,6 +1050,7 @@ def threshold_curves(
                     "support_threshold": t,
                     "good_claims_pass_rate": good_rate(rows),
                     "caught_overall": overall_caught(rows),
+                    "caught": caught_rates(rows),
                 }
             )
     chosen = choose_threshold(curves["dev"])

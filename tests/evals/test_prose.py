@@ -227,6 +227,22 @@ def test_the_operating_point_catches_most_above_the_good_floor() -> None:
     assert choose_threshold(curve) == 0.4
 
 
+def test_the_operating_point_keeps_the_rule_kinds_at_their_floor_when_it_can() -> None:
+    def kinds(merged: float) -> dict[str, Any]:
+        rates = dict.fromkeys(("number", "negation", "quantifier", "neighbour_citation"), 0.97)
+        return {k: {"rate": r} for k, r in {**rates, "merged": merged}.items()}
+
+    curve = [
+        {**_point(0.2, 0.93, 0.95), "caught": kinds(0.90)},  # most caught, merged under 0.95
+        {**_point(0.4, 0.91, 0.94), "caught": kinds(0.96)},
+        {**_point(0.6, 0.85, 0.97), "caught": kinds(0.99)},  # too few good claims
+    ]
+    assert choose_threshold(curve) == 0.4
+    for p in curve:
+        p["caught"]["merged"]["rate"] = 0.9  # no point holds the rule floor: most caught wins
+    assert choose_threshold(curve) == 0.2
+
+
 def test_without_a_point_above_the_floor_the_one_showing_most_good_claims_wins() -> None:
     curve = [_point(0.3, 0.70, 0.5), _point(0.5, 0.88, 0.6), _point(0.7, None, None)]
     assert choose_threshold(curve) == 0.5

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
@@ -69,9 +70,10 @@ def plain(text: str) -> str:
 def restates(claim: str, span: str) -> bool:
     """The claim is the span's own words (as the extractive generator writes its claims):
     no rule can find it saying something the span does not. A lead-in shown without what it
-    leads into ends in '.' where its span has ':' and still restates it."""
-    said, source = plain(claim), plain(span)
-    return bool(said) and (said in source or (said.endswith(".") and said[:-1] + ":" in source))
+    leads into ends in '.' where its span has ':' and still restates it, and tokenised text
+    ("the text 's compilation ." for "the text's compilation.") is read without its spacing."""
+    said = squash(claim)
+    return bool(said) and said in squash(span)
 
 
 def check_markers(answer: str, claims: Sequence[Claim]) -> list[CodeFinding]:
@@ -271,9 +273,27 @@ def _number(claim: Claim, joined: str) -> list[CodeFinding]:
     return []
 
 
+_QUOTE_MARKS = re.compile(r"``|''|[“”„‟«»]")
+_QUOTED = re.compile(r'"([^"]{8,})"')
+
+
+def quoted_words(text: str) -> list[str]:
+    """The passages a claim puts in quotation marks (8+ characters), whatever marks it uses:
+    straight, curly, guillemets, or the ``...'' of tokenised text."""
+    return _QUOTED.findall(_QUOTE_MARKS.sub('"', text))
+
+
+def squash(text: str) -> str:
+    """Text as read with whitespace, quotation marks and closing punctuation left out: a
+    quote that differs from its span only in those (``x '' against "x", "Day." against
+    "Day '' .", "a , b" against "a, b") is still verbatim."""
+    return re.sub(r"[\s\"'`‘’“”„‟«»]+", "", plain(text)).rstrip(".,;:!?")
+
+
 def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
-    quoted = re.findall(r"[\"“]([^\"”]{8,})[\"”]", claim.text) or [claim.text]
-    if any(plain(q) not in plain(joined) for q in quoted):
+    quoted = quoted_words(claim.text) or [claim.text]
+    source = squash(joined)
+    if any(squash(q) not in source for q in quoted):
         detail = "the quoted words are not verbatim in the span"
         return [_f(CheckCode.QUOTE_NOT_VERBATIM, claim, detail=detail)]
     return []
@@ -343,16 +363,24 @@ def check_over_generalised(
 
 
 def check_cross_section(claims: Sequence[Claim], hits: Mapping[str, Hit]) -> list[CodeFinding]:
-    """Seed 002 rule 3: one segment's citations share one section_id."""
-    out: list[CodeFinding] = []
-    first: dict[int, str] = {}
+    """Seed 002 rule 3: one segment's citations share one section_id.
+
+    The segment's section is the one most of its citations name (ties: the first named), so
+    the finding lands on the citations that stray from it, not on every claim that follows a
+    stray first citation.
+    """
+    cited: dict[int, list[tuple[Claim, CitationSlot, str]]] = {}
     for claim in claims:
         for slot in claim.citations:
             hit = hits.get(slot.snippet_id)
-            if hit is None:
-                continue
-            section = first.setdefault(claim.segment, hit.chunk.section_id)
-            if section != hit.chunk.section_id:
-                detail = f"segment {claim.segment} mixes {section} and {hit.chunk.section_id}"
+            if hit is not None:
+                cited.setdefault(claim.segment, []).append((claim, slot, hit.chunk.section_id))
+    out: list[CodeFinding] = []
+    for segment, rows in cited.items():
+        counts = Counter(section for *_, section in rows)
+        main = max(counts, key=lambda s: counts[s])  # Counter keeps first-named order on ties
+        for claim, slot, section in rows:
+            if section != main:
+                detail = f"segment {segment} mixes {main} and {section}"
                 out.append(_f(CheckCode.CROSS_SECTION_REUSE, claim, slot.n, detail))
     return out

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from server.core.text import STOP, content_words, mentions, named_terms
 from server.query.integrity.numbers import side_context
 
-_PARTS = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:and|but|while|whereas|although)\s+(?=\w)")
+_PARTS = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:and|but|while|whereas|although)\s+(?=[\w\"“'‘`])")
 _CODE = re.compile(r"`([^`\s]{3,})`")
 _NAME_TOKEN = re.compile(r"(?P<word>[\w][\w'’-]*)|(?P<comma>,)|(?P<brk>[;:.!?()\[\]{}\"“”]|\s--\s)")
 # A claim name is misplaced when another span name, not in the claim, fits its place better

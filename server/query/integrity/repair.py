@@ -144,7 +144,33 @@ def substitute_or_strip(
             fixed, repair = _strip(claim, _codes(verdict))
         out.append(fixed)
         repairs.append(repair)
-    return out, repairs
+    moved = {r.claim_id for r in repairs if r.action is RepairAction.SUBSTITUTE and r.claim_id}
+    return resegment(out, moved, hits), repairs
+
+
+def _section(claim: Claim, hits: Mapping[str, Hit]) -> str | None:
+    return next(
+        (hits[s.snippet_id].chunk.section_id for s in claim.citations if s.snippet_id in hits),
+        None,
+    )
+
+
+def resegment(claims: Sequence[Claim], moved: set[str], hits: Mapping[str, Hit]) -> list[Claim]:
+    """A substituted claim whose new citation lies in another section than the rest of its
+    segment cite joins a segment that cites that section, else a segment of its own (seed
+    002 rule 3: one segment, one section; the repair must not break the rule it is held to)."""
+    out = list(claims)
+    for i, claim in enumerate(out):
+        new = _section(claim, hits) if claim.id in moved else None
+        if new is None:
+            continue
+        others = [(c.segment, _section(c, hits)) for c in out if c.id != claim.id]
+        if all(sec in (None, new) for seg, sec in others if seg == claim.segment):
+            continue
+        same = [seg for seg, sec in others if sec == new]
+        segment = same[0] if same else max([claim.segment, *(seg for seg, _ in others)]) + 1
+        out[i] = claim.model_copy(update={"segment": segment})
+    return out
 
 
 def unsupported_count(verdicts: Sequence[ClaimVerdict]) -> int:

@@ -109,6 +109,39 @@ def test_definition_needs_the_term_and_quote_must_be_verbatim() -> None:
     ]
 
 
+def test_a_quote_differing_only_in_marks_spacing_or_closing_punctuation_is_verbatim() -> None:
+    span = "Both `` Byzantine Empire '' and `` Eastern Roman Empire '' are later terms ."
+    ok = "Both \"Byzantine Empire'' and “Eastern Roman Empire” are later terms."
+    assert checks.quoted_words(ok) == ["Byzantine Empire", "Eastern Roman Empire"]
+    q = claim(ok, ClaimType.QUOTE)
+    assert checks.check_type_evidence(q, [span], allow_general=False) == []
+    title = claim('He wrote "Social Behavior as Exchange."', ClaimType.QUOTE)
+    tokenised = "He published a work `` Social Behavior as Exchange '' ."
+    assert checks.check_type_evidence(title, [tokenised], allow_general=False) == []
+    wrong = claim("Both \"Byzantine Realm'' and more.", ClaimType.QUOTE)
+    assert codes(checks.check_type_evidence(wrong, [span], allow_general=False)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
+
+
+def test_a_claim_restating_tokenised_text_is_a_restatement_and_no_rule_reads_it() -> None:
+    span = (
+        "Because no texts of the Analects have been discovered earlier , and because the "
+        "Analects was not referred to by name in any source , some scholars date the text 's "
+        "compilation late ."
+    )
+    said = (
+        "Because no texts of the Analects have been discovered earlier, and because the "
+        "Analects was not referred to by name in any source, some scholars date the text's "
+        "compilation late."
+    )
+    assert checks.restates(said, span)
+    assert checks.restates("A lead-in shows.", "A lead-in shows:")
+    assert not checks.restates(said.replace("was not", "was"), span)
+    c = claim(said, ClaimType.FACT)
+    assert checks.check_type_evidence(c, [span], allow_general=False) == []
+
+
 def test_labels_and_general_knowledge_mode() -> None:
     gk = claim("Water boils at 100 C at sea level.", ClaimType.GENERAL_KNOWLEDGE)
     assert codes(checks.check_type_evidence(gk, [], allow_general=True)) == [
@@ -260,6 +293,18 @@ def test_cross_section_reuse_in_one_segment() -> None:
     )
     assert codes(checks.check_cross_section([a, b], HITS)) == [CheckCode.CROSS_SECTION_REUSE]
     assert checks.check_cross_section([a, b.model_copy(update={"segment": 2})], HITS) == []
+
+
+def test_cross_section_reuse_lands_on_the_citation_that_strays_from_its_segment() -> None:
+    gate = "The gate blocks fabricated citations."
+    stray = claim(gate, ClaimType.FACT, slot(1, gate, HIT_B), segment=1, cid="c1")
+    a = claim(ROTATE, ClaimType.FACT, slot(2, ROTATE), segment=1, cid="c2")
+    vault = "Admins must store keys in the vault."
+    b = claim(vault, ClaimType.FACT, slot(3, vault), segment=1, cid="c3")
+    found = checks.check_cross_section([stray, a, b], HITS)
+    # two of three citations name keys/keys: the first claim strays, not the two after it
+    assert [(f.code, f.claim_id) for f in found] == [(CheckCode.CROSS_SECTION_REUSE, "c1")]
+    assert found[0].detail == "segment 1 mixes keys/keys and keys/keys/gate"
 
 
 def test_a_number_the_span_gives_for_something_else_is_a_number_mismatch() -> None:

@@ -34,6 +34,18 @@ def test_a_merged_second_half_is_an_unsupported_part() -> None:
     assert unsupported_parts(paraphrase, [SPAN]) == []
 
 
+def test_a_merged_half_opening_with_a_quotation_mark_is_judged_on_its_own() -> None:
+    merged = (
+        'A myelin sheath increases the speed of impulses, and "myelin sheath" and '
+        '"sheath cells" are terms coined by anatomists long after the discovery.'
+    )
+    # " and" before an opening quotation mark splits too: the last part's content words
+    # (sheath, cells, terms, coined, anatomists, discovery ...) hold only "sheath" in the span
+    assert unsupported_parts(merged, [SPAN]) == [
+        '"sheath cells" are terms coined by anatomists long after the discovery.'
+    ]
+
+
 def test_a_name_in_another_names_place_is_misplaced() -> None:
     sirens = "Delmar is convinced the women were Sirens and transformed Pete into the toad ."
     # Pete is the one transformed; the women were Sirens (women 1 vs 0.49, convinced 0.7 vs

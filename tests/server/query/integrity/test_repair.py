@@ -57,6 +57,26 @@ def test_substitute_or_strip_leaves_passing_claims_alone() -> None:
     ]
 
 
+def test_a_claim_substituted_from_another_section_leaves_its_segment() -> None:
+    gate = "The gate blocks fabricated citations."
+    vault = claim(VAULT, ClaimType.FACT, slot(1, VAULT), segment=1)
+    lost = claim("The gate blocks fabricated lies.", ClaimType.FACT, slot(2, VAULT), cid="c2")
+    verdicts = [
+        verdict("c1", Verdict.PASS, True),
+        verdict("c2", Verdict.BLOCK, False, CheckCode.UNSUPPORTED),
+    ]
+    out, _ = repair.substitute_or_strip([vault, lost], verdicts, HITS, WordOverlapScorer(), 0.5)
+    assert out[1].citations[0].quote == gate
+    # its new citation is in keys/keys/gate, segment 1 cites keys/keys: a segment of its own
+    assert [c.segment for c in out] == [1, 2]
+    moved = out[1].model_copy(update={"segment": 1})
+    other = claim(gate, ClaimType.FACT, slot(3, gate, HIT_B), segment=3, cid="c3")
+    again = repair.resegment([vault, moved, other], {"c2"}, HITS)
+    assert [c.segment for c in again] == [1, 3, 3]  # joins the segment that cites its section
+    alone = repair.resegment([lost], {"c2"}, HITS)
+    assert alone == [lost]  # nothing else in its segment: it stays where it is
+
+
 def test_regeneration_needs_more_than_half_unsupported() -> None:
     bad = verdict("a", Verdict.BLOCK, False, CheckCode.UNSUPPORTED)
     good = verdict("b", Verdict.PASS, True)
