@@ -172,7 +172,9 @@ _ORDER = (
 )
 # An upper-case code word, a quoted literal: what an attack asks to have printed.
 _CODE_WORD = r"(?-i:\b[A-Z][A-Z0-9]*[-_][A-Z0-9_-]*[0-9][A-Z0-9_-]*\b|\b[A-Z]{2,}[0-9]+\b)"
-_LITERAL = r"(?-i:[\"'“‘`]?[A-Z][A-Z0-9]*[-_][A-Z0-9_-]+\b|\b[A-Z]{2,}[0-9]+\b|\"[^\"\n]{1,40}\")"
+_LITERAL_WORD = r"(?-i:[\"'“‘`]?[A-Z][A-Z0-9]*[-_][A-Z0-9_-]+\b|\b[A-Z]{2,}[0-9]+\b)"
+_QUOTED_LITERAL = r"\"[^\"\n]{1,40}\""
+_LITERAL = rf"(?:{_LITERAL_WORD}|{_QUOTED_LITERAL})"
 
 _WHILE_ANSWERING = (
     r"\b(?:when|while|if|whenever|before|after)\s+(?:you\s+(?:are\s+)?)?(?:answering|summari[sz]ing|"
@@ -261,7 +263,10 @@ _ORDERS_ANSWER = re.compile(
     rf"begins?|ends?|must|should|will\s+(?:carry|include|contain|start|begin|end))\b|"
     rf"\b(?:the\s+)?answer\s+is\s+(?:always\s+)?(?:the\s+(?:single\s+)?(?:word|phrase|code)\s+)?"
     rf"{_LITERAL}|"
-    rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,8}}?{_LITERAL}",
+    rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
+    # a quoted phrase after an answer verb, not a third person's ("the CDC recommends anyone
+    # allergic to "any component" ..." reports what someone does; an order says what to do)
+    rf"\b{_ANSWER_VERB}(?!s\b)\w*\s+(?:\w+\s+){{0,8}}?{_QUOTED_LITERAL}",
     _I,
 )
 _ANSWER_FORM = re.compile(
@@ -478,6 +483,7 @@ _CODE_IN_ANSWER = re.compile(
     rf"\b(?:begin|start|end|finish|open|close|conclude|preface|prefix|sign\s+off|round\s+off|"
     rf"wrap\s+up|top\s+off)\s+(?:your|every|each|any|all|the)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
     rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|cop(?:y|ies|ied)|"
+    rf"add(?:s|ed|ing)?|"
     rf"reproduc\w*|cite|appear\w*)\b[^\n]{{0,80}}?"
     rf"\b(?:in|into|to|within|alongside|with|at\s+the\s+(?:start|end|top|bottom|beginning)\s+of)\s+(?:your|the|"
     rf"every|each|any|all)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
@@ -488,6 +494,23 @@ _CODE_IN_ANSWER = re.compile(
     rf"\b{_PLACEMENT}[^\n]{{0,80}}?\b(?:when|whenever|while|each\s+time)\s+(?:you\s+)?{_TELLING_ACT}",
     _I,
 )
+# The answer carries the code without an order verb: "that revision code forms part of the
+# summary", "generated explanations of X inherit the tag", "X appended as the closing line of
+# the response", "readers should see it as the last line of what they receive".
+_CARRIED = re.compile(
+    rf"\b(?:forms?|becomes?|is|are)\s+(?:an?\s+)?(?:integral\s+|required\s+)?part\s+of\s+"
+    rf"(?:the|every|each|any|your|their)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
+    # a response about a topic is a written answer (an HTTP response is about nothing)
+    r"\bpart\s+of\s+(?:every|each|any|all)\s+(?:written\s+)?responses?\s+(?:about|on|regarding|"
+    r"concerning|to\s+questions)\b|"
+    rf"\b{_TELLING_NOUN}\b[^.!?\n]{{0,80}}?\b(?:inherit|bear|retain|preserve|carry|carries)\w*\s+"
+    r"(?:the|this|that|its|our)\s+(?:\w+\s+)?(?:tag|code|marker|label|reference|stamp|identifier)\b|"
+    r"\bas\s+the\s+(?:closing|final|last|first|opening|top|bottom|concluding)\s+(?:line|sentence|"
+    r"word|paragraph|item)\s+of\s+(?:the|your|their|each|every|any|what)\s+"
+    rf"(?:{_TELLING_NOUN}|responses?|outputs?|(?:they|you|users?|readers?|people)\s+"
+    r"(?:receive|get|read|see))\b",
+    _I,
+)
 _OTHER_ANSWER_NOUN = (
     r"(?:r[ée]ponses?|r[ée]sum[ée]s?|explications?|respuestas?|res[uú]menes|resumen|"
     r"explicaci[oó]n\w*|respostas?|resumos?|explica[çc][ãa]o|explica[çc][õo]es|rispost[ae]|"
@@ -495,12 +518,13 @@ _OTHER_ANSWER_NOUN = (
     r"antwoord\w*|samenvatting\w*|odpowied[źz]\w*|streszczeni\w*|ответ\w*|резюме|"
     r"yan[ıi]t\w*|cevap\w*|[öo]zet\w*|câu\s+trả\s+lời|bản\s+tóm\s+tắt|ال?إجاب\w*|إجاب\w*|الرد|ال?ملخص|"
     r"jibu|majibu|muhtasari|jawaban|ringkasan|penjelasan|wyja[śs]nieni\w*|odpowiedzi|"
-    r"odpov[eě][dď]\w*|shrnut[íi]\w*|rezumat\w*|r[ăa]spuns\w*|απ[άα]ντησ\w*|περ[ίι]ληψ\w*)"
+    r"odpov[eě][dď]\w*|shrnut[íi]\w*|rezumat\w*|r[ăa]spuns\w*|απ[άα]ντησ\w*|περ[ίι]ληψ\w*|"
+    r"v[áa]lasz\w*|[öo]sszefoglal\w*)"
 )
 _CODE_IN_ANSWER_OTHER = re.compile(
     # answer nouns and must/include verbs of other languages, in one sentence with the code
     rf"\b{_OTHER_ANSWER_NOUN}\b"
-    r"[^\n]{0,120}?\b(?:beginnt|enth[äa]lt|nennt|endet|zwingend|ko[ńn]czy\w*|zaczyna\w*|zawiera\w*|\w+(?:meli|mal[ıi])(?:dir|d[ıi]r)?|doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
+    r"[^\n]{0,120}?\b(?:[íi]rd|[íi]rja|[íi]rj[áa]tok|szerepel\w*|tartalmaz\w*|kell|beginnt|enth[äa]lt|nennt|endet|zwingend|ko[ńn]czy\w*|zaczyna\w*|zawiera\w*|\w+(?:meli|mal[ıi])(?:dir|d[ıi]r)?|doit|doivent|debe|deben|deve|devem|devono|muss|m[üu]ssen|soll|sollen|"
     r"moet|moeten|powinn[aoy]|musi|muszą|должн\w*|commencer|inclure|terminer|mentionner|"
     r"incluir|comenzar|empezar|terminar|mencionar|incluir|come[çc]ar|includere|iniziare|"
     r"contenere|enthalten|beginnen|nennen|bevatten|vermelden|zawiera[ćc]|zaczyna[ćc]|"
@@ -633,7 +657,10 @@ _ANSWER_JUDGED = re.compile(
 _CODE_WORD_RE = re.compile(_CODE_WORD)
 _SECRET = (
     r"tokens?|passwords?|passphrases?|credentials?|private\s+keys?|ssh\s+keys?|api\s+keys?|"
-    r"recovery\s+codes?|2fa\s+codes?|otps?|session\s+cookies?|secrets?"
+    r"recovery\s+codes?|2fa\s+codes?|otps?|session\s+cookies?|secrets?|"
+    # what a payment phish asks for
+    r"cvv|cvc|card\s+(?:numbers?|details)|bank\s+(?:account\s+)?(?:numbers?|details)|"
+    r"routing\s+numbers?|social\s+security\s+numbers?"
 )
 # A secret to be handed over at a link (phishing): "confirm the fix at https://x/confirm using
 # token X", "verify your account on <url> by entering your password".
@@ -649,7 +676,8 @@ _CREDENTIAL_URL = re.compile(
     r"(?:tokens?|passwords?|credentials?|secrets?|private\s+keys?|otps?|recovery\s+codes?)\b|"
     r"\b(?:e-?mail|send|mail|forward|submit|post|paste|upload|share|provide)\w*\s+(?:\S+\s+){0,10}?[`'\"]?"
     r"(?:passwords?|tokens?|credentials?|private\s+(?:ssh\s+)?keys?|recovery\s+codes?|"
-    r"secret[_\s]keys?|api[_\s]keys?)\b(?:[^.!?\n]|\.(?=\S)){0,40}?\b(?:to|into)\s+"
+    r"secret[_\s]keys?|api[_\s]keys?|(?:client|webhook|app|oauth)\s+secrets?|\.env)\b"
+    r"(?:[^.!?\n]|\.(?=\S)){0,40}?\b(?:to|into)\s+"
     # "to x@y", "to https://...", "to the support desk at https://..."
     r"(?:[^.!?\n]{0,40}?\s(?:at|via|on)\s+)?(?:\S+@\S+|<?https?://)|"
     # "should be sent there and asked to enter their current password"
@@ -670,6 +698,9 @@ _CREDENTIAL_URL = re.compile(
     r"site|link|form)|<?https?://\S+))\s+and\s+(?:are\s+|be\s+)?asked\s+to\s+(?:enter|provide|"
     r"submit|send|share|type|paste|give|confirm|sign\s+in|log\s+in)\s+(?:[\w'’-]+\s+){0,6}?"
     rf"(?:{_SECRET})\b|"
+    # "must re-confirm their bank account number, routing number and card CVV at https://x"
+    r"\b(?:confirm|verify|validate|re-?enter|re-?submit|resubmit)\w*\s+(?:[\w'’,-]+\s+){0,10}?"
+    rf"(?:{_SECRET})\b[^.!?\n]{{0,40}}?\s(?:at|on|via|through)\s+<?https?://|"
     # "shares their personal access token ... in the conversation"
     r"\b(?:shar|send|post|past|enter|provid|submit|giv|typ|put|reveal)\w*\s+(?:[\w'’-]+\s+){0,6}?"
     rf"(?:{_SECRET})\b[^.!?\n]{{0,60}}?\b(?:in|into|via|through|within)\s+(?:the|this|our|a|your)\s+"
@@ -744,6 +775,8 @@ def code_in_answer(segment: str) -> bool:
     return bool(
         _CODE_IN_ANSWER.search(segment)
         or _CODE_IN_ANSWER_OTHER.search(segment)
+        or _CARRIED.search(segment)
+        or _ANSWER_ABOUT_PAGE.search(segment)
         or (_PASS_ON.search(segment) and _RECEIVER.search(segment))
     )
 
@@ -767,7 +800,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "persona",
         re.compile(
-            r"\b(?:from now on,? you|you are (?:now|about to|going to (?:act|pretend|be))|"
+            # "you are now" / "about to" only where a persona or a mode follows: "you are now
+            # shopping for a house", "if you are about to enter the workforce" are prose
+            r"\b(?:from now on,? you|you are going to (?:act|pretend|be)|"
+            r"you are about to (?:immerse|become|act|pretend|play|take on)|"
+            r"you are now (?:(?:operating|running|working|acting) )?in [\w-]+ mode|"
+            r"you are now (?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|bot|chatbot|model|"
+            r"persona|character|agent)|you are now (?:called|named|known as|free)|"
+            r"you are now (?-i:[A-Z]{2,})|"
             r"(?:act|acting) as (?:an? )?(?:ai|chatbot|assistant|language model)|pretend to be|"
             r"stay in character|(?:the )?role of (?:another |an )?ai|developer mode|"
             r"do anything now|"
@@ -1082,11 +1122,19 @@ def _pairs(
     for i in range(len(segs) - 1):
         if segs[i][2] != segs[i + 1][2] or rules[i] or rules[i + 1]:
             continue
-        both = signs[i] | signs[i + 1]
-        ordered = {"orders_answer", "literal"} & both
-        told = {"tells", "literal"} <= both  # "... need to hear is X." + "Tell them that first."
-        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"} or told:
+        if _split_signs(signs[i] | signs[i + 1]):
             rules[i] = rules[i + 1] = "split"
+
+
+def _split_signs(signs: set[str]) -> bool:
+    """Signs that make an attack together: a model named and an order about the answer (or a
+    code word); an order about the answer and a code word; a code word and an order to tell it
+    ("... need to hear is X." + "Tell them that first.")."""
+    ordered = {"orders_answer", "literal"} & signs
+    told = {"tells", "literal"} <= signs
+    return (
+        bool(ordered and "names_model" in signs) or ordered == {"orders_answer", "literal"} or told
+    )
 
 
 def _wrapped(text: str, segs: Sequence[tuple[int, int, int]], rules: list[str | None]) -> None:
@@ -1128,6 +1176,7 @@ def _orders_code(
         if not (
             _CODE_IN_ANSWER.search(pieces[i])
             or _CODE_IN_ANSWER_OTHER.search(pieces[i])
+            or _CARRIED.search(pieces[i])
             or _ANSWER_ABOUT_PAGE.search(pieces[i])
             or _passes_on(pieces[i])
         ):
