@@ -596,6 +596,9 @@ claim (p90 {lat.get("p90_ms_per_claim", "?")} ms).
 
 Small training set (WiCE has no train split here; SciFact and BEGIN are small); the test
 sets are the same 400-pair samples the feature scorer is reported on. English only.
+ClapNQ dev answerable rows 0-149 are also the ClapNQ drafts of `evals.prose` (its dev and
+test halves alike), so its prose-eval figures are not held out for ClapNQ (the MTRAG-UN drafts
+are).
 """
 
 
