@@ -35,7 +35,20 @@ def foreign_names(claim: str, cited: Sequence[str]) -> list[str]:
     """Names (capitalised runs, code identifiers) of the claim no cited chunk mentions."""
     text = "\n".join(cited)
     names = [*named_terms(claim), *_CODE.findall(claim)]
-    return [n for n in dict.fromkeys(names) if not mentions(n, text) and n not in text]
+    bare = _undotted(text)
+    return [
+        n
+        for n in dict.fromkeys(names)
+        if not mentions(n, text) and n not in text and not mentions(_undotted(n), bare)
+    ]
+
+
+_DOTTED = re.compile(r"\b[A-Z](?:\.[A-Z])+\b\.?")
+
+
+def _undotted(text: str) -> str:
+    """Dotted acronyms written without their dots: 'U.S.' and 'US' name the same country."""
+    return _DOTTED.sub(lambda m: m.group(0).replace(".", ""), text)
 
 
 def _stem(word: str) -> str:

@@ -20,6 +20,16 @@ def test_a_name_the_chunk_never_mentions_is_foreign() -> None:
     ]
 
 
+def test_a_dotted_acronym_and_its_bare_form_name_the_same_thing() -> None:
+    span = "Some merchants in the US don't accept Discover."
+    assert foreign_names("Not many merchants accept Discover in the U.S.", [span]) == []
+    assert (
+        foreign_names("Many merchants in the US take Visa.", ["Stores in the U.S. take Visa."])
+        == []
+    )
+    assert foreign_names("Not many merchants in the U.K. accept Discover.", [span]) == ["U.K"]
+
+
 def test_a_merged_second_half_is_an_unsupported_part() -> None:
     merged = (
         "A myelin sheath increases the speed of impulses along the fiber, and myelin "
