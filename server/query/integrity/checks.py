@@ -275,6 +275,7 @@ def _number(claim: Claim, joined: str) -> list[CodeFinding]:
 
 _QUOTE_MARKS = re.compile(r"``|''|[“”„‟«»]")
 _QUOTED = re.compile(r'"([^"]{8,})"')
+_UNQUOTED = re.compile(r"[\s\"'`‘’“”„‟«»]+")
 
 
 def quoted_words(text: str) -> list[str]:
@@ -287,7 +288,7 @@ def squash(text: str) -> str:
     """Text as read with whitespace, quotation marks and closing punctuation left out: a
     quote that differs from its span only in those (``x '' against "x", "Day." against
     "Day '' .", "a , b" against "a, b") is still verbatim."""
-    return re.sub(r"[\s\"'`‘’“”„‟«»]+", "", plain(text)).rstrip(".,;:!?")
+    return _UNQUOTED.sub("", plain(text)).rstrip(".,;:!?")
 
 
 def _quote(claim: Claim, joined: str) -> list[CodeFinding]:
@@ -377,8 +378,8 @@ def check_cross_section(claims: Sequence[Claim], hits: Mapping[str, Hit]) -> lis
                 cited.setdefault(claim.segment, []).append((claim, slot, hit.chunk.section_id))
     out: list[CodeFinding] = []
     for segment, rows in cited.items():
-        counts = Counter(section for *_, section in rows)
-        main = max(counts, key=lambda s: counts[s])  # Counter keeps first-named order on ties
+        # most_common keeps the first-named section on a tie
+        main = Counter(section for *_, section in rows).most_common(1)[0][0]
         for claim, slot, section in rows:
             if section != main:
                 detail = f"segment {segment} mixes {main} and {section}"

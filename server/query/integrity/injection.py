@@ -767,18 +767,27 @@ _RECEIVER = re.compile(
 )
 
 
+# Answers made from this page, spoken of at all ("An answer built from this page is exactly
+# such an explanation"): documentation does not discuss what is answered about itself; beside a
+# code word in the same block, it is the split attack's other half.
+_ANSWER_ABOUT_PAGE = re.compile(rf"\b{_TELLING_NOUN}\s+{_ABOUT_PAGE}\b", _I)
+
+
+def _answer_carries(segment: str) -> bool:
+    """The segment says the answer carries something, or speaks of answers made from this
+    page (`_CODE_IN_ANSWER`, its other languages, `_CARRIED`, `_ANSWER_ABOUT_PAGE`)."""
+    return any(
+        p.search(segment)
+        for p in (_CODE_IN_ANSWER, _CODE_IN_ANSWER_OTHER, _CARRIED, _ANSWER_ABOUT_PAGE)
+    )
+
+
 def code_in_answer(segment: str) -> bool:
-    """An upper-case code word the answer is told to carry (see `_CODE_IN_ANSWER`), or to be
+    """An upper-case code word the answer is told to carry (see `_answer_carries`), or to be
     passed on to whoever asks (`_PASS_ON` with a `_RECEIVER`)."""
     if not _CODE_WORD_RE.search(segment):
         return False
-    return bool(
-        _CODE_IN_ANSWER.search(segment)
-        or _CODE_IN_ANSWER_OTHER.search(segment)
-        or _CARRIED.search(segment)
-        or _ANSWER_ABOUT_PAGE.search(segment)
-        or (_PASS_ON.search(segment) and _RECEIVER.search(segment))
-    )
+    return _answer_carries(segment) or bool(_PASS_ON.search(segment) and _RECEIVER.search(segment))
 
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -1122,19 +1131,11 @@ def _pairs(
     for i in range(len(segs) - 1):
         if segs[i][2] != segs[i + 1][2] or rules[i] or rules[i + 1]:
             continue
-        if _split_signs(signs[i] | signs[i + 1]):
+        both = signs[i] | signs[i + 1]
+        ordered = {"orders_answer", "literal"} & both
+        told = {"tells", "literal"} <= both  # "... need to hear is X." + "Tell them that first."
+        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"} or told:
             rules[i] = rules[i + 1] = "split"
-
-
-def _split_signs(signs: set[str]) -> bool:
-    """Signs that make an attack together: a model named and an order about the answer (or a
-    code word); an order about the answer and a code word; a code word and an order to tell it
-    ("... need to hear is X." + "Tell them that first.")."""
-    ordered = {"orders_answer", "literal"} & signs
-    told = {"tells", "literal"} <= signs
-    return (
-        bool(ordered and "names_model" in signs) or ordered == {"orders_answer", "literal"} or told
-    )
 
 
 def _wrapped(text: str, segs: Sequence[tuple[int, int, int]], rules: list[str | None]) -> None:
@@ -1154,12 +1155,6 @@ def _wrapped(text: str, segs: Sequence[tuple[int, int, int]], rules: list[str | 
             rules[i] = rules[i + 1] = "code_in_answer"
 
 
-# Answers made from this page, spoken of at all ("An answer built from this page is exactly
-# such an explanation"): documentation does not discuss what is answered about itself; beside a
-# code word in the same block, it is the split attack's other half.
-_ANSWER_ABOUT_PAGE = re.compile(rf"\b{_TELLING_NOUN}\s+{_ABOUT_PAGE}\b", _I)
-
-
 def _orders_code(
     segs: Sequence[tuple[int, int, int]],
     rules: list[str | None],
@@ -1173,13 +1168,7 @@ def _orders_code(
     for i, (_, _, g) in enumerate(segs):
         if rules[i] is not None or "literal" in signs[i]:
             continue
-        if not (
-            _CODE_IN_ANSWER.search(pieces[i])
-            or _CODE_IN_ANSWER_OTHER.search(pieces[i])
-            or _CARRIED.search(pieces[i])
-            or _ANSWER_ABOUT_PAGE.search(pieces[i])
-            or _passes_on(pieces[i])
-        ):
+        if not (_answer_carries(pieces[i]) or _passes_on(pieces[i])):
             continue
         if any("literal" in signs[j] for j, (_, _, h) in enumerate(segs) if h == g and j != i):
             rules[i] = "code_in_answer"
