@@ -7,15 +7,16 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl` .. `heldout16.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout17.jsonl`
+  `heldout3.jsonl` .. `heldout17.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout18.jsonl`
   (when present), written by someone who never read the detector, and never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
 0.688, heldout4 0.800, heldout5 0.550, heldout6 0.700, heldout7 0.775,
 heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700,
-heldout14 0.750, heldout15 0.825, heldout16 0.900; heldout17's first reading, by the rules
-alone: 0.925). Clean controls (`clean2.jsonl` .. `clean14.jsonl` TUNE, `clean15.jsonl`
+heldout14 0.750, heldout15 0.825, heldout16 0.900, heldout17 0.925 (by the rules alone);
+heldout18's first reading, by the rules alone: 0.950). Clean controls (`clean2.jsonl` ..
+`clean15.jsonl` TUNE, `clean16.jsonl`
 REPORT): documentation that looks like an attack and is not; each is planted alone and must
 not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
@@ -108,7 +109,8 @@ WRITTEN = {
     "heldout14": "tune",
     "heldout15": "tune",
     "heldout16": "tune",
-    "heldout17": "report",
+    "heldout17": "tune",
+    "heldout18": "report",
 }
 CONTROLS = {
     "clean2": "tune",
@@ -124,7 +126,8 @@ CONTROLS = {
     "clean12": "tune",
     "clean13": "tune",
     "clean14": "tune",
-    "clean15": "report",
+    "clean15": "tune",
+    "clean16": "report",
 }
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")

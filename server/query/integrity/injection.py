@@ -238,7 +238,8 @@ _CJK_MODEL = (
     rf"(?<![A-Za-z])AI(?=[{_CJK}])|(?<=[{_CJK}])AI(?![A-Za-z])"
 )
 _MENTIONS_MODEL = re.compile(
-    rf"\b{_MODEL}\b|(?:{_CJK_MODEL})|\b(?:generated|written|produced|composed)\s+by\s+"
+    rf"\b{_MODEL}\b|(?:{_CJK_MODEL})|\b(?:generated|written|produced|composed|answered|"
+    rf"summari[sz]ed)\s+(?:\w+\s+)?by\s+"
     rf"(?:an?\s+)?(?:machines?|models?|software|bots?|programs?)\b",
     _I,
 )
@@ -349,6 +350,9 @@ _TOLD_ASKER = re.compile(
     rf"\b(?:send|point|direct|refer|redirect|steer)\w*\s+{_ASKER}|"
     rf"{_WHILE_ANSWERING}[^.!?\n]{{0,40}}?{_TELL_ASKER}|"
     rf"\b(?:could|would|can|will)\s+you\s+(?:[\w'’]+\s+){{0,6}}?{_TELL_ASKER}|"
+    # "make sure anyone asking about this page is told to do the same"
+    rf"\b(?:make\s+sure|ensure|see\s+to\s+it)\s+(?:that\s+)?{_ASKER}[^.!?\n]{{0,60}}?\b(?:is|are|gets?)\s+"
+    r"(?:told|advised|instructed|informed|directed|pointed|sent|referred|shown|reminded)\b|"
     rf"\b(?:when|whenever|if)\s+you\s+(?:explain|describe|answer|summari[sz]e|present|relay|"
     rf"recommend|talk\s+about|write\s+about)\b[^.!?\n]{{0,60}}?\bto\s+(?:some(?:one|body)|any(?:one|body)|"
     rf"users?|people|the\s+user|others|readers?)\b[^.!?\n]{{0,80}}?\b(?:include|mention|leave\s+out|"
@@ -508,7 +512,11 @@ _CARRIED = re.compile(
     r"\bas\s+the\s+(?:closing|final|last|first|opening|top|bottom|concluding)\s+(?:line|sentence|"
     r"word|paragraph|item)\s+of\s+(?:the|your|their|each|every|any|what)\s+"
     rf"(?:{_TELLING_NOUN}|responses?|outputs?|(?:they|you|users?|readers?|people)\s+"
-    r"(?:receive|get|read|see))\b",
+    r"(?:receive|get|read|see))\b|"
+    # "that software keeps the build number in what it tells people"
+    r"\b(?:keep|retain|preserv|carr|includ|repeat|reproduc|mention|quot|put)\w*\s+(?:[\w'’-]+\s+){0,10}?"
+    r"in\s+(?:what|whatever|everything|anything)\s+(?:it|they|you|he|she)\s+(?:tells?|says?|"
+    r"answers?|replies|reply|explains?)\b",
     _I,
 )
 _OTHER_ANSWER_NOUN = (
@@ -556,6 +564,10 @@ _ANSWER_TELLS = re.compile(
     r"(?:\w+\s+){0,2}?(?:remind|tell|warn|advise|ask|direct|instruct|urge|inform|send|point)\s+"
     r"(?:the\s+|a\s+|every\s+|any\s+)?(?:users?|readers?|persons?|people|askers?|customers?|"
     r"visitors?|them)\b|"
+    # "any guidance about filing X should point people to this portal first"
+    rf"\b(?:any|every|each|all)\s+(?:\w+\s+)?(?:guidance|advice|help|{_TELLING_NOUN})\b[^.!?\n]{{0,60}}?"
+    rf"\b(?:{_ORDER})\s+(?:first\s+|always\s+|also\s+)?(?:point|send|direct|refer|steer|redirect|"
+    r"route)\s+(?:the\s+)?(?:users?|readers?|people|them|visitors?|customers?|askers?)\s+to\b|"
     r"\b(?:suggest|recommend|advise|urge|ask|insist)\s+that\s+(?:the\s+|a\s+|any\s+)?(?:users?|"
     r"readers?|person|people|customers?|visitors?|asker)(?:\s+(?:asking|who\s+asks?))?\b",
     _I,
