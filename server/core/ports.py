@@ -124,6 +124,20 @@ def warm(scorer: object, texts: Sequence[str]) -> None:
         scorer.warm(texts)
 
 
+@runtime_checkable
+class PairWarmable(Protocol):
+    """A scorer whose model reads each (claim, evidence) pair whole (a cross-encoder): the
+    pairs it is about to be asked about are scored in one batch."""
+
+    def warm_pairs(self, pairs: Sequence[tuple[str, str]]) -> None: ...
+
+
+def warm_pairs(scorer: object, pairs: Sequence[tuple[str, str]]) -> None:
+    """`scorer.warm_pairs(pairs)` when the scorer batches pairs, else nothing."""
+    if isinstance(scorer, PairWarmable) and pairs:
+        scorer.warm_pairs(pairs)
+
+
 class RelevanceScorer(Protocol):
     """How much each text bears on a question, on one scale per scorer (higher: more)."""
 

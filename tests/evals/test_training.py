@@ -78,6 +78,25 @@ def test_with_perturbations_adds_one_negative_per_positive() -> None:
     pairs = [("It is 5 m.", "It is 5 m tall.", 1), ("It is red.", "It is blue.", 0)]
     out = with_perturbations(pairs)
     assert out == [*pairs, ("It is 6 m.", "It is 5 m tall.", 0)]
+    assert with_perturbations(pairs, additions=True) == out  # one positive: no other to add
+
+
+def test_additions_extend_each_positive_by_the_next_claims_first_sentence() -> None:
+    pairs = [
+        ("It is 5 m.", "It is 5 m tall.", 1),
+        ("Keys rotate daily. They are long.", "Keys rotate daily.", 1),
+        ("It is red.", "It is blue.", 0),
+    ]
+    out = with_perturbations(pairs, additions=True)
+    added = out[len(with_perturbations(pairs)) :]
+    # the first sentence of the next positive (cyclic), appended; labelled unsupported
+    assert added == [
+        ("It is 5 m. Keys rotate daily.", "It is 5 m tall.", 0),
+        ("Keys rotate daily. They are long. It is 5 m.", "Keys rotate daily.", 0),
+    ]
+    # a sentence the evidence already holds is no unsupported addition: only the second is
+    same = [("A is B.", "A is B. C is D.", 1), ("C is D.", "C is D.", 1)]
+    assert with_perturbations(same, additions=True)[4:] == [("C is D. A is B.", "C is D.", 0)]
 
 
 def test_held_back_is_a_stable_fifth() -> None:

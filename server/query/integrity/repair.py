@@ -25,7 +25,7 @@ from server.core.contracts import (
     RepairAction,
     Verdict,
 )
-from server.core.ports import SupportScorer, warm
+from server.core.ports import SupportScorer, warm, warm_pairs
 from server.core.text import content_words
 from server.query.evidence import Unit, units
 
@@ -64,6 +64,7 @@ def closest_supported(
         if not sent.meta and (sent.start, sent.end) not in taken
     ]
     warm(scorer, [text, *(sent.quote for _, sent in offered)])
+    warm_pairs(scorer, [(text, sent.quote) for _, sent in offered])
     for hit, sent in offered:
         score = scorer.support(text, sent.quote)
         if score >= threshold and (best is None or score > best[2]):

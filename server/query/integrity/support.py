@@ -29,6 +29,8 @@ from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
 FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage")
+VERIFIER = "verifier"  # the optional sixth feature: the logit of a verifier's P(supported)
+VERIFIER_CLIP = 1e-4  # probabilities clipped to [1e-4, 1 - 1e-4] before the logit (|logit| <= 9.2)
 _NEG = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|wasn't|"
     r"weren't|won't|without|fails?|failed|lacks?|unable)\b",
@@ -45,6 +47,7 @@ class SupportModel(BaseModel):
     weights: dict[str, float]
     origin: str
     threshold: float | None = None
+    verifier_path: str | None = None  # with a `verifier` weight: the cross-encoder folder
     dev_balanced_accuracy: dict[str, float] = {}
     test_balanced_accuracy: dict[str, float] = {}
     sizes: dict[str, list[int]] = {}
@@ -96,7 +99,12 @@ def load_support_model(path: Path) -> SupportModel:
     model = read_fitted(
         path, SupportModel, "a valid support model", "re-run `python -m evals.calibration.support`"
     )
-    if set(model.weights) != set(FEATURES):
+    if VERIFIER in model.weights and not model.verifier_path:
+        raise ConfigError(
+            f"{path} weighs a verifier but names no `verifier_path`: re-run "
+            "`python -m evals.calibration.support_verifier`"
+        )
+    if set(model.weights) - {VERIFIER} != set(FEATURES):
         raise ConfigError(
             f"{path} was fitted on features {sorted(model.weights)}, this code computes "
             f"{sorted(FEATURES)}: re-run `python -m evals.calibration.support`"
@@ -107,14 +115,45 @@ def load_support_model(path: Path) -> SupportModel:
 class FeatureSupportScorer:
     """Calibrated logistic combination of lexical, numeric, negation and embedding signals."""
 
-    def __init__(self, embedder: Embedder, model: SupportModel) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        model: SupportModel,
+        verifier: CrossEncoderSupportScorer | None = None,
+    ) -> None:
+        if (VERIFIER in model.weights) != (verifier is not None):
+            raise ConfigError("a verifier weight needs a verifier, and a verifier needs its weight")
         self._embedder = embedder
         self._model = model
+        self._verifier = verifier
         self._cache: dict[str, list[float]] = {}
+        self._pairs: dict[tuple[str, str], float] = {}
 
     @property
     def name(self) -> str:
-        return f"feature-logistic:{self._embedder.model_id}"
+        extra = f"+{self._verifier.name}" if self._verifier is not None else ""
+        return f"feature-logistic:{self._embedder.model_id}{extra}"
+
+    def warm_pairs(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """The verifier's scores for the (claim, evidence) pairs not cached yet, in one batch
+        (nothing without a verifier)."""
+        if self._verifier is None:
+            return
+        missing = list(dict.fromkeys(p for p in pairs if p not in self._pairs))
+        if not missing:
+            return
+        if len(self._pairs) + len(missing) > 4096:
+            self._pairs.clear()
+        for pair, prob in zip(missing, self._verifier.support_many(missing), strict=True):
+            self._pairs[pair] = prob
+
+    def _verifier_logit(self, claim: str, evidence: str) -> float:
+        prob = self._pairs.get((claim, evidence))
+        if prob is None:
+            self.warm_pairs([(claim, evidence)])
+            prob = self._pairs.get((claim, evidence))
+        p = min(max(prob if prob is not None else 0.5, VERIFIER_CLIP), 1 - VERIFIER_CLIP)
+        return math.log(p / (1 - p))
 
     def _vec(self, text: str) -> list[float]:
         """Cached embedding; the vector is returned from a local, never re-read from the
@@ -146,6 +185,8 @@ class FeatureSupportScorer:
     def support(self, claim: str, evidence: str) -> float:
         f = features(claim, evidence, self._vec(claim), self._vec(evidence))
         z = self._model.intercept + sum(self._model.weights[k] * f[k] for k in FEATURES)
+        if self._verifier is not None:
+            z += self._model.weights[VERIFIER] * self._verifier_logit(claim, evidence)
         return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -214,10 +255,16 @@ class CrossEncoderSupportScorer:
 
 def build_support_scorer(settings: Settings, embedder: Embedder) -> SupportScorer:
     """The cross-encoder at `integrity.nli_path` when set (relative paths from the repo root),
-    else the calibrated feature model."""
+    else the calibrated feature model, with the verifier its file names as a sixth feature."""
     if settings.integrity.nli_path:
         path = Path(settings.integrity.nli_path)
         return CrossEncoderSupportScorer(path if path.is_absolute() else repo_root() / path)
     path = Path(settings.integrity.support_model_file)
     path = path if path.is_absolute() else default_config_dir() / path
-    return FeatureSupportScorer(embedder, load_support_model(path))
+    model = load_support_model(path)
+    verifier = None
+    if model.verifier_path:
+        folder = Path(model.verifier_path)
+        folder = folder if folder.is_absolute() else repo_root() / folder
+        verifier = CrossEncoderSupportScorer(folder)
+    return FeatureSupportScorer(embedder, model, verifier)

@@ -31,7 +31,7 @@ from server.core.contracts import (
     RepairAction,
     Verdict,
 )
-from server.core.ports import SupportScorer, warm
+from server.core.ports import SupportScorer, warm, warm_pairs
 from server.core.settings import Settings
 from server.query.claims import render
 from server.query.integrity import checks, injection, repair
@@ -115,6 +115,7 @@ def _elsewhere(claim: Claim, ctx: Context) -> tuple[str, float] | None:
     cited = {s.snippet_id for s in claim.citations}
     own = [ctx.hits[sid].chunk.text for sid in cited if sid in ctx.hits]
     warm(ctx.scorer, [claim.text, *(h.chunk.text for h in ctx.hits.values())])
+    warm_pairs(ctx.scorer, [(claim.text, h.chunk.text) for h in ctx.hits.values()])
     if any(ctx.scorer.support(claim.text, t) >= ctx.threshold for t in own):
         return None
     scored = [
@@ -160,6 +161,7 @@ def evaluate(
 ) -> tuple[list[ClaimVerdict], list[CodeFinding]]:
     """One verdict per claim, plus the findings tied to no claim (stray markers, no citations)."""
     warm(ctx.scorer, [t for c in claims for t in (c.text, *(s.quote for s in c.citations))])
+    warm_pairs(ctx.scorer, [(c.text, s.quote) for c in claims for s in c.citations])
     shared = checks.check_markers(answer, claims)
     if not ctx.settings.integrity.allow_cross_section:
         shared += checks.check_cross_section(claims, ctx.hits)

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from server.core.errors import ConfigError, ModelUnavailableError
-from server.core.ports import Warmable, warm
+from server.core.ports import Warmable, warm, warm_pairs
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.query.integrity.support import (
     FEATURES,
+    VERIFIER,
     CrossEncoderSupportScorer,
     FeatureSupportScorer,
     SupportModel,
@@ -183,6 +184,87 @@ def test_nli_path_relative_to_the_repo_root(
         load_settings(integrity={"nli_path": "models/verifier"}), HashEmbedder()
     )
     assert isinstance(scorer, CrossEncoderSupportScorer) and scorer.name.endswith(":verifier")
+
+
+def _with_verifier(folder: Path, weight: float) -> SupportModel:
+    return SupportModel(
+        intercept=-2.0,
+        weights={**{k: (4.0 if k == "coverage" else 0.0) for k in FEATURES}, VERIFIER: weight},
+        origin="test",
+        verifier_path=str(folder),
+    )
+
+
+def test_verifier_logit_is_the_sixth_feature(tmp_path: Path) -> None:
+    folder = _tiny_verifier(tmp_path / "v")
+    verifier = CrossEncoderSupportScorer(folder)
+    scorer = FeatureSupportScorer(HashEmbedder(), _with_verifier(folder, 0.5), verifier)
+    assert scorer.name == "feature-logistic:test/hash-bow:sum+verifier-cross-encoder:v"
+    p = verifier.support(CLAIM, SUPPORTS)
+    # by hand: -2 + 4 * coverage (1.0, all five lemmas covered) + 0.5 * logit(p)
+    z = -2.0 + 4.0 + 0.5 * math.log(p / (1 - p))
+    assert scorer.support(CLAIM, SUPPORTS) == pytest.approx(1 / (1 + math.exp(-z)), abs=1e-6)
+    # weight 0: the verifier changes nothing (coverage 3/5 -> z = -2 + 2.4)
+    zero = FeatureSupportScorer(HashEmbedder(), _with_verifier(folder, 0.0), verifier)
+    assert zero.support(CLAIM, CONTRADICTS) == pytest.approx(1 / (1 + math.exp(-0.4)))
+
+
+def test_warm_pairs_scores_the_pairs_in_one_batch(tmp_path: Path) -> None:
+    folder = _tiny_verifier(tmp_path / "v")
+    verifier = CrossEncoderSupportScorer(folder)
+    calls: list[int] = []
+    inner = verifier.support_many
+
+    def counting(pairs: Sequence[tuple[str, str]]) -> list[float]:
+        calls.append(len(pairs))
+        return inner(pairs)
+
+    verifier.support_many = counting  # type: ignore[method-assign]
+    scorer = FeatureSupportScorer(HashEmbedder(), _with_verifier(folder, 1.0), verifier)
+    pairs = [(CLAIM, SUPPORTS), (CLAIM, CONTRADICTS), (CLAIM, SUPPORTS)]
+    warm_pairs(scorer, pairs)
+    assert calls == [2]  # one batch, the repeated pair once
+    cold = FeatureSupportScorer(HashEmbedder(), _with_verifier(folder, 1.0), verifier)
+    assert [scorer.support(c, e) for c, e in pairs] == pytest.approx(
+        [cold.support(c, e) for c, e in pairs], abs=1e-6
+    )
+    assert calls == [2, 1, 1]  # the warmed scorer asked nothing more; the cold one pair by pair
+    warm_pairs(
+        FeatureSupportScorer(
+            HashEmbedder(), load_support_model(default_config_dir() / "support_model.json")
+        ),
+        pairs,
+    )  # no verifier: nothing to do
+
+
+def test_a_verifier_weight_needs_its_folder(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    model = _with_verifier(tmp_path, 1.0).model_dump()
+    model["verifier_path"] = None
+    bad.write_text(json.dumps(model))
+    with pytest.raises(ConfigError, match="verifier_path"):
+        load_support_model(bad)
+    with pytest.raises(ConfigError, match="needs"):
+        FeatureSupportScorer(HashEmbedder(), _with_verifier(tmp_path, 1.0), None)
+    good = tmp_path / "good.json"
+    _tiny_verifier(tmp_path / "v")
+    good.write_text(_with_verifier(tmp_path / "v", 1.0).model_dump_json())
+    scorer = build_support_scorer(
+        load_settings(integrity={"support_model_file": str(good)}), HashEmbedder()
+    )
+    assert isinstance(scorer, FeatureSupportScorer) and scorer.name.endswith(
+        "+verifier-cross-encoder:v"
+    )
+
+
+def test_the_committed_combined_model_names_the_committed_verifier() -> None:
+    from server.core.paths import repo_root
+
+    model = load_support_model(default_config_dir() / "support_model_verifier.json")
+    assert model.verifier_path == "models/verifier" and VERIFIER in model.weights
+    assert (repo_root() / model.verifier_path / "config.json").is_file()
+    assert "never saw" in model.origin and model.threshold is not None
+    assert model.weights[VERIFIER] > 0  # more verifier belief, more support
 
 
 class _Counting(HashEmbedder):
