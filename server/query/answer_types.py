@@ -318,3 +318,49 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
     if phrase and not any(states_count(phrase, t) for t in texts):
         out.append(f"number of {' '.join(phrase)}")
     return out
+
+
+# "What is X?", "What is X used for?", "What does X do / mean?": the question asks what a term
+# is. Its term is what follows the verb, up to a preposition that adds context ("in FastAPI",
+# "of CORSMiddleware") or the closing verb; a code word in it (`allow_origins`, snake_case, a
+# dotted name) is the term when there is one. "What does X set Y to?" asks for a value, not
+# what a term is: a "what does" question counts only with its closing "do", "mean" or "stand for".
+_CONTEXT = r"(?:\s+(?:in|of|on|with|from|within|inside)\s+[^?]*?)?"
+_WHAT_IS = re.compile(
+    rf"^\W*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<term>[^?]+?){_CONTEXT}"
+    r"(?:\s+used\s+for|\s+for)?\s*\?*\s*$|"
+    rf"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(?P<term2>[^?]+?){_CONTEXT}"
+    r"\s+(?:do|mean|stand\s+for)\s*\?*\s*$",
+    _I,
+)
+_CODE_LIKE = re.compile(r"`([^`]+)`|\b(\w+_\w+|\w+(?:\.\w+)+)\b")
+# What a definition says right after its term: "X means", "X is a/the", "X - ...", "X: ...".
+_DEFINES = (
+    r"(?:\s+(?:means|refers\s+to|stands\s+for|is\s+(?:an?|the|what|how|used)|are\s+(?:the|used))\b"
+    r"|\s*[-–—:]\s)"
+)
+_MARKUP = re.compile(r"^[\s>*+\-\d.)#]*|[*_`\"“”'‘’]")  # list markers, emphasis, quotes
+
+
+def asked_term(question: str) -> str | None:
+    """The term a "what is / what does X do" question asks about, or None."""
+    m = _WHAT_IS.search(question)
+    if not m:
+        return None
+    term = m.group("term") or m.group("term2")
+    code = _CODE_LIKE.search(term)
+    if code:
+        return code.group(1) or code.group(2)
+    return term.strip() or None
+
+
+def defines_asked(question: str, text: str) -> bool:
+    """Whether `text` opens with the definition of the term the question asks about:
+    the term first (after list markers and emphasis), then "means", "is a", "refers to" or a
+    dash or colon ('"Dependency Injection" means ...', "`allow_origins` - A list of ...")."""
+    term = asked_term(question)
+    if not term:
+        return False
+    plain = _MARKUP.sub("", text.lstrip()[:300])
+    words = re.escape(_MARKUP.sub("", term))
+    return bool(re.match(rf"(?:(?:the|an?)\s+)?{words}{_DEFINES}", plain, _I))

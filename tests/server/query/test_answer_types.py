@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from server.query.answer_types import asked_types, counted, leads, states_asked, unstated
+from server.query.answer_types import (
+    asked_term,
+    asked_types,
+    counted,
+    defines_asked,
+    leads,
+    states_asked,
+    unstated,
+)
 
 
 @pytest.mark.parametrize(
@@ -184,3 +192,33 @@ def test_a_duration_leads_a_how_long_is_question_without_deciding_refusal() -> N
     assert unstated(question, ["Before that, certificates were sold."]) == []
     # a question that asks for a duration outright leads with one the same way
     assert leads("How long does a token stay valid?", "A token expires after 30 minutes.")
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What does the allow_origins setting of CORSMiddleware do?", "allow_origins"),
+        ("What is Dependency Injection in FastAPI?", "Dependency Injection"),
+        ("What is a GitHub Sponsors account?", "GitHub Sponsors account"),
+        ("What are scopes used for?", "scopes"),
+        ("What does CORS stand for?", "CORS"),
+        ("What does app.include_router do?", "app.include_router"),
+        # a value, not a term's meaning
+        ("What does fastapi dev set FASTAPI_ENV to?", None),
+        ("Which port does it use?", None),
+    ],
+)
+def test_asked_term_by_hand(question: str, term: str | None) -> None:
+    assert asked_term(question) == term
+
+
+def test_defines_asked_wants_the_term_first_then_a_definition() -> None:
+    q = "What is Dependency Injection in FastAPI?"
+    assert defines_asked(q, '**"Dependency Injection"** means, in programming, that ...')
+    assert defines_asked(q, "Dependency Injection is a way to declare what code needs.")
+    assert not defines_asked(q, "With the Dependency Injection system, you can tell FastAPI")
+    assert not defines_asked(q, "Dependency Injection is also available in routers.")
+    q = "What does the allow_origins setting of CORSMiddleware do?"
+    assert defines_asked(q, "* `allow_origins` - A list of origins that may call the API.")
+    assert not defines_asked(q, "None of `allow_origins` and `allow_methods` can be `['*']`.")
+    assert not defines_asked("Which port does it use?", "Port - the TCP port.")

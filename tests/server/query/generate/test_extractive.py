@@ -284,3 +284,24 @@ def test_a_how_to_question_is_led_by_the_unit_that_carries_code() -> None:
     # not a how-to question, or no unit with code: best first, as scored
     assert lead_with_value("What is a token?", [prose, code]) == [prose, code]
     assert lead_with_value("How do I make a token?", [prose]) == [prose]
+
+
+def test_a_unit_defining_the_asked_term_leads() -> None:
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "join_adjacent": False})
+    text = (
+        "None of allow_origins, allow_methods or allow_headers can be set to the wildcard "
+        "origin when allow_origins is used with credentials on the CORSMiddleware setting.\n\n"
+        "* `allow_origins` - A list of origins that may make cross-origin requests.\n"
+    )
+    chunk = HIT_1.chunk.model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text)), "snippet_id": "cors"}
+    )
+    hit = HIT_1.model_copy(update={"chunk": chunk})
+    q = "What does the allow_origins setting of CORSMiddleware do?"
+    picks = select(features(q, [hit], HashEmbedder(), 8), cfg, 4)
+    defining = "`allow_origins` - A list of origins that may make cross-origin requests."
+    assert len(picks) == 2 and picks[0].sentence.display.startswith("None of")  # scores first
+    assert lead_with_value(q, picks)[0].sentence.display.endswith(defining.split(" - ")[1])
+    # a question that asks no term's meaning keeps the best score first
+    other = "Can allow_origins be a wildcard with credentials on CORSMiddleware?"
+    assert lead_with_value(other, picks) == picks
