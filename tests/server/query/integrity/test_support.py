@@ -82,7 +82,7 @@ def test_shipped_model_ranks_support_above_contradiction(settings: Settings) -> 
 
 def test_shipped_model_records_its_origin_and_threshold(settings: Settings) -> None:
     model = load_support_model(default_config_dir() / settings.integrity.support_model_file)
-    assert "evals/calibration/support.py" in model.origin
+    assert "evals/calibration/support_verifier.py" in model.origin  # features + verifier
     assert model.threshold == settings.integrity.support_threshold
     assert set(model.test_balanced_accuracy) >= {"test:wice", "test:scifact", "test:halueval"}
 
