@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,11 +44,11 @@ from server.index.embed import load_embedder
 from server.query.integrity.support import (
     FEATURES,
     VERIFIER,
-    VERIFIER_CLIP,
     CrossEncoderSupportScorer,
     FeatureSupportScorer,
     features,
     load_support_model,
+    verifier_logit,
 )
 
 log = logging.getLogger("calibrate.support_verifier")
@@ -79,11 +78,6 @@ def prose_pairs(d: Path, split: str, max_claims: int, sources: Sequence[str]) ->
     return [p for p in out if p[0].strip() and p[1].strip()]
 
 
-def logit(p: float) -> float:
-    p = min(max(p, VERIFIER_CLIP), 1 - VERIFIER_CLIP)
-    return math.log(p / (1 - p))
-
-
 def design(pairs: list[Pair], feat: FeatureSupportScorer, ver: CrossEncoderSupportScorer) -> Any:
     """The five features and the verifier's logit, one row per pair."""
     feat.warm([t for c, e, _ in pairs for t in (c, e)])
@@ -94,7 +88,7 @@ def design(pairs: list[Pair], feat: FeatureSupportScorer, ver: CrossEncoderSuppo
     for (c, e, _), p in zip(pairs, probs, strict=True):
         v1, v2 = feat.vectors([c, e])
         f = features(c, e, v1, v2)
-        rows.append([f[k] for k in FEATURES] + [logit(p)])
+        rows.append([f[k] for k in FEATURES] + [verifier_logit(p)])
     return np.array(rows)
 
 

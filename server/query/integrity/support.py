@@ -39,6 +39,12 @@ _NEG = re.compile(
 _ENTITY = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z0-9]|\b[A-Z]{2,}\b|\b\w*\d\w*\b")
 
 
+def verifier_logit(prob: float) -> float:
+    """The logit of a verifier's P(supported), clipped to [VERIFIER_CLIP, 1 - VERIFIER_CLIP]."""
+    p = min(max(prob, VERIFIER_CLIP), 1 - VERIFIER_CLIP)
+    return math.log(p / (1 - p))
+
+
 class SupportModel(BaseModel):
     """Logistic coefficients and where they came from."""
 
@@ -152,8 +158,7 @@ class FeatureSupportScorer:
         if prob is None:
             self.warm_pairs([(claim, evidence)])
             prob = self._pairs.get((claim, evidence))
-        p = min(max(prob if prob is not None else 0.5, VERIFIER_CLIP), 1 - VERIFIER_CLIP)
-        return math.log(p / (1 - p))
+        return verifier_logit(prob if prob is not None else 0.5)
 
     def _vec(self, text: str) -> list[float]:
         """Cached embedding; the vector is returned from a local, never re-read from the

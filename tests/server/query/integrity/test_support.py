@@ -24,6 +24,7 @@ from server.query.integrity.support import (
     entities,
     features,
     load_support_model,
+    verifier_logit,
 )
 from tests.fakes import HashEmbedder
 from tests.tiny_models import build_tiny_bert
@@ -193,6 +194,14 @@ def _with_verifier(folder: Path, weight: float) -> SupportModel:
         origin="test",
         verifier_path=str(folder),
     )
+
+
+def test_verifier_logit_by_hand_and_clipped_at_the_ends() -> None:
+    assert verifier_logit(0.5) == 0.0
+    assert verifier_logit(0.9) == pytest.approx(math.log(9.0))
+    edge = math.log(1e-4 / (1 - 1e-4))  # -9.21: a verifier's 0 or 1 cannot outweigh the rest
+    assert verifier_logit(0.0) == pytest.approx(edge)
+    assert verifier_logit(1.0) == pytest.approx(-edge)
 
 
 def test_verifier_logit_is_the_sixth_feature(tmp_path: Path) -> None:
