@@ -145,9 +145,10 @@ def features(
     ]
 
 
-def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
-    """Score every sentence; pick greedily above the floors, mostly one section, no repeats."""
-    scored = sorted(
+def scored(found: Sequence[Features], cfg: GenerationSettings) -> list[Picked]:
+    """Every unit with its score (the `generation` weights), best first; ties by hit rank,
+    then by position."""
+    return sorted(
         (
             Picked(
                 f.hit,
@@ -159,12 +160,21 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
         ),
         key=lambda c: (-c.score, c.hit.k_final or 0, c.sentence.start),
     )
-    if not scored:
+
+
+def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
+    """Score every sentence; pick greedily above the floors, mostly one section, no repeats."""
+    return _pick(scored(found, cfg), cfg, max_claims)
+
+
+def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
+    """Greedy, best first (`ranked` from `scored`)."""
+    if not ranked:
         return []
-    top = scored[0]
+    top = ranked[0]
     floor = max(cfg.min_score, cfg.relative_cutoff * top.score)
     chosen: list[Picked] = []
-    for cand in scored:
+    for cand in ranked:
         if cand.score < floor or len(chosen) == max_claims:
             break
         if _twin_of(cand, chosen, cfg.twin_jaccard) is not None:
@@ -183,7 +193,7 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
         chosen.append(cand)
     # A chosen unit copied into another recalled document, whatever that copy scored (its
     # hit's rank is what differs): one slot, the other document in `also_in`.
-    for cand in scored:
+    for cand in ranked:
         i = _twin_of(cand, chosen, cfg.twin_jaccard)
         if i is not None and cand.hit.chunk.doc_id not in _docs(chosen[i]):
             chosen[i] = _twin(cand, chosen[i])
@@ -203,6 +213,49 @@ def shows_code(unit: Unit) -> bool:
     """The unit carries code: a code block, alone or under the sentence that introduces it,
     or the file an include directive names."""
     return unit.kind == "code" or unit.reference is not None or markdown.has_fence(unit.quote)
+
+
+def with_code(
+    question: str,
+    ranked: Sequence[Picked],
+    chosen: list[Picked],
+    cfg: GenerationSettings,
+    max_claims: int,
+) -> list[Picked]:
+    """A "how do I" question is answered in technical documentation by the code that does it:
+    when no chosen unit carries code, the best unit that does joins them (in place of the
+    weakest at `max_claims`) if it clears the floors the chosen units cleared and comes from
+    the best chosen unit's document (code elsewhere on the topic shows something else: the
+    first-steps file for "how do I debug my app"). `lead_with_value` then puts it first. Such
+    code is passed over when other units fill the claims first (the other-section cut-off,
+    redundancy, `max_claims`). Measured, all-MiniLM-L6-v2 extractive, `citegate eval` on the
+    FastAPI dev set: citation match 0.699 -> 0.726, match@1 0.507 -> 0.534 (f51 `--workers`,
+    f67 the temporary response's `status_code`), nothing else lost; site policy and the
+    ClapNQ held-out half unchanged (no code)."""
+    if not chosen or not asks_how_to(question) or any(shows_code(c.sentence) for c in chosen):
+        return chosen
+    floor = max(cfg.min_score, cfg.relative_cutoff * ranked[0].score) if ranked else 0.0
+    docs = _docs(chosen[0])
+    code = next(
+        (
+            c
+            for c in ranked
+            if c.score >= floor and shows_code(c.sentence) and c.hit.chunk.doc_id in docs
+        ),
+        None,
+    )
+    if code is None:
+        return chosen
+    rest = [c for c in chosen if not _overlapping(c, code)]
+    return [code, *rest[: max_claims - 1]]
+
+
+def _overlapping(a: Picked, b: Picked) -> bool:
+    return (
+        a.hit.chunk.doc_id == b.hit.chunk.doc_id
+        and a.sentence.start < b.sentence.end
+        and b.sentence.start < a.sentence.end
+    )
 
 
 def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
@@ -301,7 +354,10 @@ class ExtractiveGenerator:
         found = features(
             question, hits, self._embedder, self._cfg.evidence_hits, self._cfg.max_unit_chars
         )
-        chosen = lead_with_value(question, select(found, self._cfg, self._max_claims))
+        ranked = scored(found, self._cfg)
+        chosen = _pick(ranked, self._cfg, self._max_claims)
+        chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
+        chosen = lead_with_value(question, chosen)
         if self._cfg.join_adjacent:
             chosen = join_adjacent(chosen)
         # The best unit leads; each section's units stay together, by score.

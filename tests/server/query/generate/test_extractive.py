@@ -22,6 +22,7 @@ from server.query.generate.extractive import (
     select,
     shows_code,
     unit_input,
+    with_code,
 )
 from tests.fakes import HashEmbedder
 
@@ -284,6 +285,43 @@ def test_a_how_to_question_is_led_by_the_unit_that_carries_code() -> None:
     # not a how-to question, or no unit with code: best first, as scored
     assert lead_with_value("What is a token?", [prose, code]) == [prose, code]
     assert lead_with_value("How do I make a token?", [prose]) == [prose]
+
+
+def test_a_how_to_answer_without_code_takes_the_best_code_unit_of_a_cited_document() -> None:
+    cfg = load_settings().generation  # floors: min_score 0.25, relative_cutoff 0.6
+    prose = _picked("Tokens are strings", 0.9)
+    code = _picked("To make a token", 0.7)  # 0.7 >= 0.6 * 0.9: above the floor
+    ranked = [prose, code]
+    q = "How do I make a token?"
+    assert with_code(q, ranked, [prose], cfg, 6) == [code, prose]
+    assert with_code(q, ranked, [prose], cfg, 1) == [code]  # in place of the weakest
+    # not a how-to question; code already chosen; nothing chosen: as chosen
+    assert with_code("What is a token?", ranked, [prose], cfg, 6) == [prose]
+    assert with_code(q, ranked, [prose, code], cfg, 6) == [prose, code]
+    assert with_code(q, ranked, [], cfg, 6) == []
+    # below the floor (0.5 < 0.54), or from a document no chosen unit cites: left out
+    weak = dataclasses.replace(code, score=0.5)
+    assert with_code(q, [prose, weak], [prose], cfg, 6) == [prose]
+    other_doc = code.hit.chunk.model_copy(update={"doc_id": "other.md"})
+    elsewhere = dataclasses.replace(code, hit=code.hit.model_copy(update={"chunk": other_doc}))
+    assert with_code(q, [prose, elsewhere], [prose], cfg, 6) == [prose]
+    # ... nor from the document of a chosen unit other than the best one
+    second = dataclasses.replace(prose, hit=elsewhere.hit, score=0.8)
+    assert with_code(q, [prose, second, elsewhere], [prose, second], cfg, 6) == [prose, second]
+    assert with_code(q, [second, elsewhere], [second], cfg, 6) == [elsewhere, second]
+    # a chosen unit inside the code unit's span (its lead-in alone) gives way to it
+    lead_in = dataclasses.replace(
+        code,
+        sentence=dataclasses.replace(code.sentence, end=code.sentence.start + 15, kind="sentence"),
+    )
+    lead_in = dataclasses.replace(
+        lead_in,
+        sentence=dataclasses.replace(
+            lead_in.sentence, quote=HOWTO_DOC[lead_in.sentence.start : lead_in.sentence.end]
+        ),
+    )
+    assert not shows_code(lead_in.sentence)
+    assert with_code(q, [prose, code, lead_in], [prose, lead_in], cfg, 6) == [code, prose]
 
 
 def test_a_unit_defining_the_asked_term_leads() -> None:
