@@ -279,7 +279,10 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 
-_BETWEEN = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])[ \t]+)?")  # whitespace, or the next item's marker
+# ASCII whitespace, or the next item's marker. Not any Unicode space: a span the injection
+# guard withheld reads as a run of FIGURE SPACE (`injection.FILLER`), and two units on either
+# side of it are not one passage (joined, the citation would cover the withheld text).
+_BETWEEN = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])[ \t]+)?", re.ASCII)
 
 
 def _gap(a: Picked, b: Picked) -> str:
