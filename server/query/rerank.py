@@ -26,7 +26,8 @@ from server.core.errors import ModelUnavailableError
 from server.core.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.core.settings.models import ModelSettings
 from server.core.settings.retrieval import RetrievalSettings
-from server.core.text import content_words, missing_names
+from server.core.text import content_words, embed_input, missing_names
+from server.query.integrity.injection import withheld_in
 from server.query.retrieve import cosine
 
 
@@ -62,6 +63,18 @@ class DenseCosineScorer:
 
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         vectors = self._store.dense_vectors([h.chunk.snippet_id for h in hits])
+        # A chunk with a span the injection guard withholds is read without it
+        # (`injection.as_ranked`): its stored vector holds the attack's words, so it is
+        # embedded afresh as it now reads (only such chunks; one model pass each).
+        blanked = [h for h in hits if withheld_in(h.chunk.text)]
+        if blanked:
+            fresh = self._embedder.embed_documents(
+                [embed_input(h.chunk.title, h.chunk.heading, h.chunk.text) for h in blanked]
+            )
+            vectors = {
+                **vectors,
+                **{h.chunk.snippet_id: v for h, v in zip(blanked, fresh, strict=True)},
+            }
         qv = self._query(query)
         top = max((h.score_raw for h in hits), default=0.0) or 1.0
         cos = [

@@ -1474,6 +1474,33 @@ def fenced_hits(
     return out
 
 
+def as_ranked(hits: Sequence[Hit], doc_flags: DocFlags) -> list[Hit]:
+    """`hits` as they are ranked: a chunk holding a span its document's reading withholds
+    (`doc_flags`, remembered per revision, so a candidate costs a lookup) is ranked on its
+    text with that span blanked (`blank`), so that the words of an attack planted in it do
+    not lift it over clean passages. The generator still gets the original hits and fences
+    them (`verify.fence`); this is for ranking only."""
+    out = []
+    for h in hits:
+        lo, hi = h.chunk.offsets.start, h.chunk.offsets.end
+        spans = [
+            (max(f.start, lo) - lo, min(f.end, hi) - lo)
+            for f in doc_flags(h.chunk)
+            if f.start < hi and lo < f.end
+        ]
+        if not spans:
+            out.append(h)
+            continue
+        text = blank(h.chunk.text, spans)
+        out.append(h.model_copy(update={"chunk": h.chunk.model_copy(update={"text": text})}))
+    return out
+
+
+def withheld_in(text: str) -> bool:
+    """Whether `text` had a span blanked by `blank` (FILLER never occurs in real documents)."""
+    return FILLER in text
+
+
 def quarantined(
     hits: Sequence[Hit], doc_flags: DocFlags | None = None, judge: SegmentJudge | None = None
 ) -> dict[str, str]:
