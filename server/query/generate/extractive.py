@@ -250,6 +250,20 @@ def with_code(
     return [code, *rest[: max_claims - 1]]
 
 
+def distinct(chosen: list[Picked]) -> list[Picked]:
+    """Each character cited once: a unit overlapping one placed before it is left out. A
+    lead-in carries the first items of its list, so the list's item that leads ("`allow_origins`
+    - A list of origins ...") and its lead-in ("The following arguments are supported: *
+    `allow_origins` - ...") showed that item twice; redundancy by words misses it when the item
+    runs past the lead-in's cut. Measured, all-MiniLM-L6-v2 extractive units on the dev sets:
+    2 of 105 FastAPI answers change (f01, f15), no gold citation lost; site policy none."""
+    kept: list[Picked] = []
+    for c in chosen:
+        if not any(_overlapping(c, k) for k in kept):
+            kept.append(c)
+    return kept
+
+
 def _overlapping(a: Picked, b: Picked) -> bool:
     return (
         a.hit.chunk.doc_id == b.hit.chunk.doc_id
@@ -360,7 +374,7 @@ class ExtractiveGenerator:
         ranked = scored(found, self._cfg)
         chosen = _pick(ranked, self._cfg, self._max_claims)
         chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
-        chosen = lead_with_value(question, chosen)
+        chosen = distinct(lead_with_value(question, chosen))
         if self._cfg.join_adjacent:
             chosen = join_adjacent(chosen)
         # The best unit leads; each section's units stay together, by score.

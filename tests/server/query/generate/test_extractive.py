@@ -16,6 +16,7 @@ from server.query.generate import build_generator
 from server.query.generate.extractive import (
     ExtractiveGenerator,
     Picked,
+    distinct,
     features,
     join_adjacent,
     lead_with_value,
@@ -353,6 +354,25 @@ def test_a_how_to_answer_without_code_takes_the_best_code_unit_of_a_cited_docume
     )
     assert not shows_code(lead_in.sentence)
     assert with_code(q, [prose, code, lead_in], [prose, lead_in], cfg, 6) == [code, prose]
+
+
+def test_a_unit_overlapping_one_placed_before_it_is_left_out() -> None:
+    code = _picked("To make a token", 0.7)
+    prose = _picked("Tokens are strings", 0.9)
+    # the lead-in alone (a shorter span inside the code unit), as a second unit
+    inner = dataclasses.replace(
+        code, sentence=dataclasses.replace(code.sentence, end=code.sentence.start + 15)
+    )
+    assert distinct([code, prose, inner]) == [code, prose]  # the first placed stays
+    assert distinct([inner, prose, code]) == [inner, prose]
+    assert distinct([prose, code]) == [prose, code]  # apart: both
+    elsewhere = dataclasses.replace(
+        inner,
+        hit=inner.hit.model_copy(
+            update={"chunk": inner.hit.chunk.model_copy(update={"doc_id": "other.md"})}
+        ),
+    )
+    assert distinct([code, elsewhere]) == [code, elsewhere]  # same offsets, another document
 
 
 def test_a_unit_defining_the_asked_term_leads() -> None:
