@@ -1409,13 +1409,16 @@ class DocumentFences:
     document text comes from the store's registry (`text` of the live revision); a chunk of
     any other revision gets (). Thread-safe: requests share one instance; at most
     `max_docs` documents are remembered (least recently used first out). Scanning costs
-    about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s).
+    about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s); what
+    is kept is only each document's flags (most often none), so the bound is set for the
+    recalled candidates, every one of them read for ranking (`as_ranked`: up to
+    `retrieval.recall_limit` = 60 chunks per question), not for memory.
     """
 
     def __init__(
         self,
         document: Callable[[str], DocRecord | None],
-        max_docs: int = 512,
+        max_docs: int = 8192,
         judge: SegmentJudge | None = None,
     ) -> None:
         self._document = document
