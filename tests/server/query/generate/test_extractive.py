@@ -215,16 +215,21 @@ PASSAGE = (
 )
 
 
-def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
-    start = PASSAGE.index("Create")
+def _tail_hit(text: str, start: int, sid: str) -> Hit:
+    """A hit whose chunk is `text` from `start` on (document offsets)."""
     chunk = HIT_1.chunk.model_copy(
         update={
-            "text": PASSAGE[start:],
-            "offsets": Offsets(start=start, end=len(PASSAGE)),
-            "snippet_id": "keys-1",
+            "text": text[start:],
+            "offsets": Offsets(start=start, end=len(text)),
+            "snippet_id": sid,
         }
     )
-    hit = Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    return Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+
+
+def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
+    start = PASSAGE.index("Create")
+    hit = _tail_hit(PASSAGE, start, "keys-1")
     cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
     picks = select(features("How do I make a secret key?", [hit], HashEmbedder(), 8), cfg, 4)
     assert len(picks) == 3  # two sentences of one paragraph, and the next paragraph
@@ -258,14 +263,7 @@ def test_units_either_side_of_a_withheld_span_are_not_joined() -> None:
     lo = text.index(attack)
     blanked = injection.blank(text, [(lo, lo + len(attack))])
     start = text.index("The key must")
-    chunk = HIT_1.chunk.model_copy(
-        update={
-            "text": blanked[start:],
-            "offsets": Offsets(start=start, end=len(text)),
-            "snippet_id": "keys-2",
-        }
-    )
-    hit = Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    hit = _tail_hit(blanked, start, "keys-2")
     cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
     picks = select(features("How often does the key rotate?", [hit], HashEmbedder(), 8), cfg, 4)
     assert len(picks) == 2
@@ -273,8 +271,7 @@ def test_units_either_side_of_a_withheld_span_are_not_joined() -> None:
     assert len(joined) == 2  # apart, each with its own span
     assert all(p.sentence.end <= lo or p.sentence.start >= lo + len(attack) for p in joined)
     # the same two sentences with plain spaces between them are one passage
-    plain = blanked[start:].replace(injection.FILLER, " ")
-    hit2 = hit.model_copy(update={"chunk": chunk.model_copy(update={"text": plain})})
+    hit2 = _tail_hit(blanked.replace(injection.FILLER, " "), start, "keys-2")
     picks2 = select(features("How often does the key rotate?", [hit2], HashEmbedder(), 8), cfg, 4)
     assert len(picks2) == 2 and len(join_adjacent(picks2)) == 1
 
