@@ -76,6 +76,7 @@ eval-llm: setup
 # the refusal threshold (needs the SciFact index that `make bench` builds).
 calibrate: setup
 	$(BIN)/python -m evals.calibration.support
+	$(BIN)/python -m evals.calibration.support_verifier
 	$(BIN)/python -m evals.calibration.refusal
 	$(BIN)/python -m evals.calibration.extractive
 
