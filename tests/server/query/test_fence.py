@@ -3,6 +3,7 @@ and the LLM prompt never carries it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -234,6 +235,30 @@ def test_the_dense_reranker_embeds_a_blanked_chunk_as_it_now_reads() -> None:
     fresh = emb.embed_documents([embed_input("Page", "", read.chunk.text)])[0]
     assert as_read == max(0.0, cosine(qv, fresh))
     assert as_read < as_stored  # the attack's words ("assistants", "answer") no longer count
+
+
+class _Counting(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.embedded += texts
+        return super().embed_documents(texts)
+
+
+def test_a_blanked_chunk_is_embedded_once_while_it_reads_the_same() -> None:
+    emb = _Counting()
+    text = f"The queue retries three times. {ATTACK}"
+    page = "x" * 100 + text
+    (read,) = as_ranked([_hit(text, "p-1")], DocumentFences(lambda _id: _record(page)))
+    scorer = DenseCosineScorer(emb, _Vectors({}), cosine_weight=1.0)  # type: ignore[arg-type]
+    first = scorer.score("How often does the queue retry?", [read])
+    again = scorer.score("Does the queue wait?", [read])
+    assert len(emb.embedded) == 1 and first != again  # embedded once, scored per question
+    other = read.model_copy(update={"chunk": read.chunk.model_copy(update={"title": "Other"})})
+    scorer.score("Does the queue wait?", [other])  # another input: embedded afresh
+    assert len(emb.embedded) == 2
 
 
 def test_retrieval_ranks_a_poisoned_chunk_without_the_attack_and_keeps_its_text(
