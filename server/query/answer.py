@@ -47,7 +47,7 @@ from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
-from server.query.integrity.injection import DocFlags, SegmentJudge, as_ranked
+from server.query.integrity.injection import DocFlags, SegmentJudge
 from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -126,9 +126,7 @@ def _retrieve(
     )
     report("rerank")
     t2 = perf_counter()
-    scored = rerank(question, _as_ranked(allowed, engine), engine.reranker, len(allowed))
-    own = {h.chunk.snippet_id: h.chunk for h in allowed}
-    scored = [h.model_copy(update={"chunk": own[h.chunk.snippet_id]}) for h in scored]
+    scored = rerank(question, allowed, engine.reranker, len(allowed))
     scored = without_change_logs(question, scored)
     ranked = collapse_duplicates(
         scored,
@@ -145,18 +143,6 @@ def _retrieve(
         policy_ms=(t2 - t1) * 1000,
         rerank_ms=(t3 - t2) * 1000,
     )
-
-
-def _as_ranked(hits: Sequence[Hit], engine: Engine) -> list[Hit]:
-    """The candidates as the reranker reads them: with the injection guard on, a span the
-    guard withholds does not count toward its chunk's rank (`injection.as_ranked`).
-    Measured, all-MiniLM-L6-v2 extractive, the injection eval's 12 clean-fact questions on
-    its 6 pages: answered with their gold on the clean copy 9, on the tune-attack copy 9 ->
-    10 (chunks holding attacks no longer crowd out the gold chunk of "Can developers who
-    live in North Korea use GitHub?"), on the report-attack copy 8 -> 8."""
-    if not engine.settings.integrity.injection_guard or engine.fences is None:
-        return list(hits)
-    return as_ranked(hits, engine.fences)
 
 
 def _retrieve_consistent(

@@ -26,8 +26,7 @@ from server.core.errors import ModelUnavailableError
 from server.core.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.core.settings.models import ModelSettings
 from server.core.settings.retrieval import RetrievalSettings
-from server.core.text import content_words, embed_input, missing_names
-from server.query.integrity.injection import withheld_in
+from server.core.text import content_words, missing_names
 from server.query.retrieve import cosine
 
 
@@ -47,10 +46,6 @@ class DenseCosineScorer:
         self._store = store
         self._w = cosine_weight
         self._last: tuple[str, list[float]] | None = None
-        # vectors of blanked chunks, by what was embedded: a poisoned chunk is recalled again
-        # and again, and each time read the same way (cleared when full, as the support
-        # scorer's cache; about 12 KB a vector as floats, so at most about 12 MB)
-        self._fresh: dict[str, list[float]] = {}
 
     @property
     def name(self) -> str:
@@ -67,16 +62,6 @@ class DenseCosineScorer:
 
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         vectors = self._store.dense_vectors([h.chunk.snippet_id for h in hits])
-        # A chunk with a span the injection guard withholds is read without it
-        # (`injection.as_ranked`): its stored vector holds the attack's words, so it is
-        # embedded afresh as it now reads (only such chunks; one model pass each).
-        blanked = {
-            h.chunk.snippet_id: embed_input(h.chunk.title, h.chunk.heading, h.chunk.text)
-            for h in hits
-            if withheld_in(h.chunk.text)
-        }
-        if blanked:
-            vectors = {**vectors, **self._embedded(blanked)}
         qv = self._query(query)
         top = max((h.score_raw for h in hits), default=0.0) or 1.0
         cos = [
@@ -89,25 +74,6 @@ class DenseCosineScorer:
             self._w * c + (1 - self._w) * max(0.0, h.score_raw) / top
             for c, h in zip(cos, hits, strict=True)
         ]
-
-    def _embedded(self, inputs: dict[str, str]) -> dict[str, list[float]]:
-        """snippet_id -> the vector of its input, embedding in one batch those not yet seen."""
-        cache = self._fresh
-        missing = list(dict.fromkeys(t for t in inputs.values() if t not in cache))
-        if missing:
-            if len(cache) + len(missing) > FRESH_VECTORS:
-                cache.clear()
-            cache.update(zip(missing, self._embedder.embed_documents(missing), strict=True))
-        got = {sid: cache.get(text) for sid, text in inputs.items()}
-        # a concurrent request may have cleared the cache since: embed what it took along
-        lost = [sid for sid, v in got.items() if v is None]
-        if lost:
-            again = self._embedder.embed_documents([inputs[sid] for sid in lost])
-            got.update(zip(lost, again, strict=True))
-        return {sid: v for sid, v in got.items() if v is not None}
-
-
-FRESH_VECTORS = 1024  # blanked chunks' vectors kept by DenseCosineScorer (our choice, see there)
 
 
 def _weights(path: str | None) -> Path:

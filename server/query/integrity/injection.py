@@ -1409,16 +1409,13 @@ class DocumentFences:
     document text comes from the store's registry (`text` of the live revision); a chunk of
     any other revision gets (). Thread-safe: requests share one instance; at most
     `max_docs` documents are remembered (least recently used first out). Scanning costs
-    about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s); what
-    is kept is only each document's flags (most often none), so the bound is set for the
-    recalled candidates, every one of them read for ranking (`as_ranked`: up to
-    `retrieval.recall_limit` = 60 chunks per question), not for memory.
+    about 1.5 ms per KB once per revision (FastAPI's 690 KB release notes: about 1 s).
     """
 
     def __init__(
         self,
         document: Callable[[str], DocRecord | None],
-        max_docs: int = 8192,
+        max_docs: int = 512,
         judge: SegmentJudge | None = None,
     ) -> None:
         self._document = document
@@ -1475,33 +1472,6 @@ def fenced_hits(
         if found:
             out[h.chunk.snippet_id] = _union(found)
     return out
-
-
-def as_ranked(hits: Sequence[Hit], doc_flags: DocFlags) -> list[Hit]:
-    """`hits` as they are ranked: a chunk holding a span its document's reading withholds
-    (`doc_flags`, remembered per revision, so a candidate costs a lookup) is ranked on its
-    text with that span blanked (`blank`), so that the words of an attack planted in it do
-    not lift it over clean passages. The generator still gets the original hits and fences
-    them (`verify.fence`); this is for ranking only."""
-    out = []
-    for h in hits:
-        lo, hi = h.chunk.offsets.start, h.chunk.offsets.end
-        spans = [
-            (max(f.start, lo) - lo, min(f.end, hi) - lo)
-            for f in doc_flags(h.chunk)
-            if f.start < hi and lo < f.end
-        ]
-        if not spans:
-            out.append(h)
-            continue
-        text = blank(h.chunk.text, spans)
-        out.append(h.model_copy(update={"chunk": h.chunk.model_copy(update={"text": text})}))
-    return out
-
-
-def withheld_in(text: str) -> bool:
-    """Whether `text` had a span blanked by `blank` (FILLER never occurs in real documents)."""
-    return FILLER in text
 
 
 def quarantined(
