@@ -167,12 +167,17 @@ def select(found: Sequence[Features], cfg: GenerationSettings, max_claims: int) 
     return _pick(scored(found, cfg), cfg, max_claims)
 
 
+def _floor(ranked: Sequence[Picked], cfg: GenerationSettings) -> float:
+    """The score a unit needs to be chosen: absolute, and relative to the best (non-empty)."""
+    return max(cfg.min_score, cfg.relative_cutoff * ranked[0].score)
+
+
 def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) -> list[Picked]:
     """Greedy, best first (`ranked` from `scored`)."""
     if not ranked:
         return []
     top = ranked[0]
-    floor = max(cfg.min_score, cfg.relative_cutoff * top.score)
+    floor = _floor(ranked, cfg)
     chosen: list[Picked] = []
     for cand in ranked:
         if cand.score < floor or len(chosen) == max_claims:
@@ -234,7 +239,7 @@ def with_code(
     ClapNQ held-out half unchanged (no code)."""
     if not chosen or not asks_how_to(question) or any(shows_code(c.sentence) for c in chosen):
         return chosen
-    floor = max(cfg.min_score, cfg.relative_cutoff * ranked[0].score) if ranked else 0.0
+    floor = _floor(ranked, cfg)  # chosen units came from `ranked`, so it is not empty
     docs = _docs(chosen[0])
     code = next(
         (
