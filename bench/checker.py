@@ -7,8 +7,9 @@ citing the passage sentences it rests on; N per source) go through the productio
 the generator: fence -> label -> relevance -> evaluate -> [regenerate] -> repair -> gate
 (`evals.prose.run_case`: `generate_verified` with a generator that returns the draft at once,
 so what is timed is the check, plus building the draft's hits). Per draft: milliseconds per
-claim (the draft's time / its claims).
-Baseline, in the same loop: one `embed_query` of the draft's first claim, the cost of a single
+claim (the draft's time / its claims). The question is embedded before the clock starts, as
+recall embeds it before the check in an answer (`QueryVectorCache` keeps its vector).
+Baseline, in the same loop: one embedding pass over the draft's first claim, the cost of a single
 model pass under the same load. The issue's budget (#20) is p50 under 50 ms per claim on this
 2-core machine; the ratio to the baseline is the figure that travels between machines. Not a
 test: a shared CPU moves single runs by up to 2x.
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     live = live_for(c.item for c in cases)
 
     def check(case: Case) -> float:
+        embedder.embed_query(case.item.question)  # recall's pass, not the check's
         t0 = time.perf_counter()
         run_case(case, scorer, settings, live, relevance)
         return (time.perf_counter() - t0) * 1000
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in cases:
         per_claim.append(check(case) / len(case.claims))
         t0 = time.perf_counter()
-        embedder.embed_query(case.claims[0].text)
+        embedder.embed_documents([case.claims[0].text])
         baseline.append((time.perf_counter() - t0) * 1000)
     p50 = statistics.median(per_claim)
     report = {
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             "p95": round(quantile(per_claim, 0.95), 1),
             "max": round(max(per_claim), 1),
         },
-        "baseline_embed_query_ms_p50": round(statistics.median(baseline), 1),
+        "baseline_embed_pass_ms_p50": round(statistics.median(baseline), 1),
         "ratio_p50_to_baseline": round(p50 / statistics.median(baseline), 2),
         "budget_ms": BUDGET_MS,
         "within_budget": p50 <= BUDGET_MS,

@@ -55,8 +55,7 @@ from ingest.loaders import normalise
 from server.core.paths import repo_root
 from server.core.ports import Embedder
 from server.core.settings import Settings, load_settings
-from server.index.embed import resolve_weights
-from server.query.engine import build_embedder
+from server.index.embed import load_embedder, resolve_weights
 from server.query.retrieve import delta_s
 
 ROOT = repo_root()
@@ -173,7 +172,7 @@ def run_peer(
     """row name -> metrics, one row per top-k chunk dump."""
     items = load_gold(gold_path)
     gold = [resolve(it, corpus) for it in items]
-    embedder = build_embedder(settings)
+    embedder = load_embedder(settings.models)  # uncached: the peer embeds its question itself
     docs = Corpus(corpus, {})
     results: dict[int, list[ItemResult]] = {k: [] for k in ks}
     reference: list[float] = []  # one query-embedding pass after each question, as the eval

@@ -400,8 +400,8 @@ def answer_items(
 
 
 LATENCY_REFERENCE = (
-    "latency_ratio = p50 answer latency / p50 of one embed_query call timed right after each "
-    "answer on the same question (one query-embedding model pass under the same load)"
+    "latency_ratio = p50 answer latency / p50 of one embedding pass over the question, timed "
+    "right after each answer (embed_documents, never cached: one model pass under the same load)"
 )
 
 
@@ -533,7 +533,7 @@ def run_eval(
             docs,
             paraphrases=paraphrases,
             seeds=seeds,
-            probe=engine.embedder.embed_query,
+            probe=lambda q: engine.embedder.embed_documents([q]),  # one uncached pass
             probed=reference,
         )
         models = {

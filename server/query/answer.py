@@ -356,6 +356,7 @@ def generate_verified(
         ms += (perf_counter() - t0) * 1000
         progress("check")
         draft = verify.label(draft, ctx)
+        verify.warm_texts(draft.claims, ctx)  # one pass for the relevance and support checks
         if relevance is not None and draft.claims:
             scores = relevance.relevance(question, [c.text for c in draft.claims])
             kept, dropped, found = off_topic(draft.claims, scores, settings.integrity)

@@ -11,7 +11,7 @@ from server.core.contracts import Answer, IndexIdentity
 from server.core.identity import chunker_id
 from server.core.ports import ChunkStore, Embedder, SparseEncoder, SupportScorer
 from server.core.settings import Settings, default_config_dir
-from server.index.embed import load_embedder
+from server.index.embed import QueryVectorCache, load_embedder
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_store
 from server.query.answer import Engine
@@ -27,8 +27,9 @@ from server.query.rerank import build_reranker
 
 
 def build_embedder(settings: Settings) -> Embedder:
-    """The configured dense embedder (seconds to load: call once per process)."""
-    return load_embedder(settings.models)
+    """The configured dense embedder (seconds to load: call once per process), embedding
+    each question once (`QueryVectorCache`)."""
+    return QueryVectorCache(load_embedder(settings.models), settings.models.query_cache_size)
 
 
 def build_sparse(settings: Settings) -> SparseEncoder:

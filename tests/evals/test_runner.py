@@ -53,7 +53,7 @@ def test_run_is_typed_and_versioned(run: EvalRun) -> None:
     assert len(run.items) == 5 and run.index_hash
     assert run.metrics["convergence"] is None  # paraphrases not run: not measured
     assert run.metrics["latency_ratio"] is not None and run.metrics["latency_ratio"] > 0
-    assert "embed_query" in run.latency_reference
+    assert "embedding pass" in run.latency_reference
     for key in RATES:
         value = run.metrics[key]
         if value is not None:

@@ -21,6 +21,9 @@ class ModelSettings(BaseModel):
     embed_pooling: Literal["mean", "cls"] = Field(description="pooling of token vectors")
     embed_batch_size: int = Field(gt=0, description="passages per forward pass")
     query_instruction: str = Field(description="prefix for queries (BGE uses one; MiniLM none)")
+    query_cache_size: int = Field(
+        ge=1, description="questions whose vectors embed_query keeps (an answer asks up to 5x)"
+    )
     reranker_backend: Literal["none", "dense", "cross-encoder", "flag"] = Field(
         description="rerank scorer; 'dense' rescores with query-chunk cosine"
     )

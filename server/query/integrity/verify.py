@@ -156,11 +156,17 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
     return claim_verdict(claim, mine, score, supported, ctx.mode)
 
 
+def warm_texts(claims: Sequence[Claim], ctx: Context) -> None:
+    """The claims and their quotes embedded in one model pass (nothing when cached): the
+    off-topic check, the support features and the refusal decision read these vectors."""
+    warm(ctx.scorer, [t for c in claims for t in (c.text, *(s.quote for s in c.citations))])
+
+
 def evaluate(
     claims: Sequence[Claim], answer: str, ctx: Context
 ) -> tuple[list[ClaimVerdict], list[CodeFinding]]:
     """One verdict per claim, plus the findings tied to no claim (stray markers, no citations)."""
-    warm(ctx.scorer, [t for c in claims for t in (c.text, *(s.quote for s in c.citations))])
+    warm_texts(claims, ctx)
     warm_pairs(ctx.scorer, [(c.text, s.quote) for c in claims for s in c.citations])
     shared = checks.check_markers(answer, claims)
     if not ctx.settings.integrity.allow_cross_section:

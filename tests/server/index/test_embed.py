@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,12 @@ from server.core.errors import ModelUnavailableError
 from server.core.settings import load_settings
 from server.index.embed import (
     FlagEmbedder,
+    QueryVectorCache,
     SentenceTransformerEmbedder,
     load_embedder,
     resolve_weights,
 )
+from tests.fakes import HashEmbedder
 from tests.tiny_models import build_tiny_bert
 
 
@@ -100,3 +103,50 @@ def test_concurrent_token_counts_and_batches_never_break_each_other(tmp_path: Pa
     for t in threads:
         t.join()
     assert errors == []
+
+
+class _Counting(HashEmbedder):
+    """HashEmbedder that counts the texts it embeds, by method."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+        self.documents: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.documents += texts
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_query_cache_embeds_each_question_once_and_forgets_the_oldest() -> None:
+    inner = _Counting()
+    cache = QueryVectorCache(inner, size=2)
+    first = cache.embed_query("what is a path parameter")
+    assert (
+        cache.embed_query("what is a path parameter")
+        == first
+        == inner.embed_query("what is a path parameter")
+    )
+    assert inner.queries.count("what is a path parameter") == 2  # one by the cache, one above
+    cache.embed_query("b")
+    cache.embed_query("c")  # the third question: the first one leaves
+    cache.embed_query("what is a path parameter")
+    assert inner.queries.count("what is a path parameter") == 3
+    assert inner.queries.count("c") == 1
+
+
+def test_query_cache_hands_out_copies_and_never_caches_documents() -> None:
+    inner = _Counting()
+    cache = QueryVectorCache(inner, size=4)
+    vec = cache.embed_query("q")
+    vec[0] = 99.0  # a caller changing its vector changes nobody else's
+    assert cache.embed_query("q")[0] != 99.0
+    cache.embed_documents(["q", "q"])
+    cache.embed_documents(["q"])
+    assert inner.documents == ["q", "q", "q"]
+    assert (cache.model_id, cache.dim, cache.max_tokens) == (inner.model_id, inner.dim, 256)
+    assert cache.count_tokens("two words") == 2
