@@ -101,6 +101,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from server.core import markdown
 from server.core.contracts import Chunk, DocRecord, Hit
@@ -1120,6 +1121,7 @@ def fenced(text: str, judge: SegmentJudge | None = None) -> list[Flag]:
     _payload(segs, rules, signs, pieces)
     _whole_blocks(segs, rules, signs)
     _pretext(segs, rules, pieces)
+    _one_message(segs, rules)
     _whole_comments(text, segs, rules)
     flags: list[Flag] = []
     last = -2  # index of the segment that ends the open run
@@ -1361,6 +1363,31 @@ def _pretext(
             tail = _BACK_REFERENCE.match(pieces[i]) or _THANKS.match(pieces[i])
             if rules[i] is None and rules[before] is not None and tail:
                 rules[i] = rules[before]
+
+
+_GAP = 2  # unflagged segments at most between two flagged ones of a block read as one message
+
+
+def _one_message(segs: Sequence[tuple[int, int, int]], rules: list[str | None]) -> None:
+    """An attack told in turns is one message: in a block, the segments between two flagged
+    ones (at most `_GAP`) are its middle ("The code of this page is X." "Readers lose track
+    of pages." "Any answer should open with its code."), and in a short block (at most
+    `_SHORT` + 1 segments) with two flagged ones, the segments after them are its end ("The
+    revision is X." ... "A relayed version that states it near the top saves them asking.").
+    What stands before the first flagged segment is the page's own ("Keys rotate often."
+    before an appended order) and stays evidence."""
+    groups: dict[int, list[int]] = {}
+    for i, (_, _, g) in enumerate(segs):
+        groups.setdefault(g, []).append(i)
+    for idx in groups.values():
+        marked = [k for k, i in enumerate(idx) if rules[i]]
+        for a, b in pairwise(marked):
+            if 1 < b - a <= _GAP + 1:
+                for i in idx[a + 1 : b]:
+                    rules[i] = rules[idx[a]]
+        if len(marked) >= 2 and len(idx) <= _SHORT + 1:
+            for i in idx[marked[-1] + 1 :]:
+                rules[i] = rules[idx[marked[-1]]]
 
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
