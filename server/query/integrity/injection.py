@@ -1037,6 +1037,7 @@ def weak_signs(segment: str) -> set[str]:
 
 
 _SHORT = 2
+_SOFT = frozenset({"personal", "imperative"})  # signs half the sentences of a doc page show
 _SENT = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*[ \t]+(?=\S)|(?<=[.!?:])[ \t]*\n|(?<=-->)")
 
 
@@ -1301,7 +1302,9 @@ def _whole_blocks(
 ) -> None:
     """A block of more than three segments, two thirds of them flagged or weak, is fenced
     whole (the harmless-looking sentences of a persona script); a short block of weak
-    segments only (at most `_SHORT`) right after or before a wholly fenced block joins it."""
+    segments only (at most `_SHORT`) right after or before a wholly fenced block joins it,
+    unless its only signs are `_SOFT` ones: "Travel in these regions may impact your account
+    status." below a planted order is the page's answer, not the order's tail."""
     groups: dict[int, list[int]] = {}
     for i, (_, _, g) in enumerate(segs):
         groups.setdefault(g, []).append(i)
@@ -1317,7 +1320,8 @@ def _whole_blocks(
                 rules[i] = rules[i] or rule
     for k, g in enumerate(order):
         idx = groups[g]
-        if any(rules[i] for i in idx) or len(idx) > _SHORT or not all(signs[i] for i in idx):
+        strong = all(signs[i] - _SOFT for i in idx)
+        if any(rules[i] for i in idx) or len(idx) > _SHORT or not strong:
             continue
         near = [groups[order[j]] for j in (k - 1, k + 1) if 0 <= j < len(order)]
         rule = next(
