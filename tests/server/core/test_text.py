@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.core.text import (
+    WHOLE_NAME_POOL,
     embed_context,
     embed_input,
     embed_key,
@@ -124,3 +125,14 @@ def test_the_corpus_subject_does_not_dilute_a_missing_name() -> None:
     assert missing_names(q, pool, 0.6) == ()  # 1 of 2 < 0.6
     # fewer than SUBJECT_MIN_TEXTS candidates: every name counts, 1 of 3 < 0.5
     assert missing_names(q, pool[:4], 0.5) == ()
+
+
+def test_in_a_recall_pool_a_name_is_mentioned_only_with_every_word() -> None:
+    q = "How do I use Prisma Client Python with FastAPI?"
+    pool = ["FastAPI with a Python client"] * WHOLE_NAME_POOL  # "Python", "client", never Prisma
+    assert missing_names(q, pool, 0.5) == ("Prisma Client Python",)  # FastAPI: the subject
+    assert missing_names(q, [*pool, "The Prisma Client Python ORM"], 0.5) == ()
+    # a few texts (one knowledge snippet): any word of the name still counts
+    assert missing_names(q, pool[: WHOLE_NAME_POOL - 1], 0.5) == ()
+    assert mentions("Edwyn Collins", "Collins played bass.")
+    assert not mentions("Edwyn Collins", "Collins played bass.", whole=True)
