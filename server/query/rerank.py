@@ -45,24 +45,14 @@ class DenseCosineScorer:
         self._embedder = embedder
         self._store = store
         self._w = cosine_weight
-        self._last: tuple[str, list[float]] | None = None
 
     @property
     def name(self) -> str:
         return f"dense-cosine*{self._w:g}+fused:{self._embedder.model_id}"
 
-    def _query(self, query: str) -> list[float]:
-        """The query's vector, reused for the same query; read and replaced as one tuple in
-        a local, so a concurrent request can never hand this one its vector."""
-        last = self._last
-        if last is None or last[0] != query:
-            last = (query, self._embedder.embed_query(query))
-            self._last = last
-        return last[1]
-
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         vectors = self._store.dense_vectors([h.chunk.snippet_id for h in hits])
-        qv = self._query(query)
+        qv = self._embedder.embed_query(query)  # the engine's embedder caches it
         top = max((h.score_raw for h in hits), default=0.0) or 1.0
         cos = [
             max(0.0, cosine(qv, vectors[h.chunk.snippet_id]))
