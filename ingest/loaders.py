@@ -60,9 +60,12 @@ def normalise(text: str) -> str:
 def decode(data: bytes) -> str:
     """Strict UTF-8 (BOM dropped); LoadError for empty, binary or undecodable bytes."""
     if not data.strip():
-        raise LoadError("empty file")
+        raise LoadError("empty file: add its text or remove it")
     if b"\x00" in data[:8192]:
-        raise LoadError("binary file (NUL bytes): not text, Markdown, HTML or PDF")
+        raise LoadError(
+            "binary file (NUL bytes): not text, Markdown, HTML or PDF; export it as one of "
+            "those or remove it"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

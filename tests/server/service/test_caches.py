@@ -13,9 +13,9 @@ import pytest
 
 from server.core.contracts import DocRecord
 from server.core.settings import load_settings
+from server.index.embed import QueryVectorCache
 from server.index.store import open_store
 from server.query.integrity.support import FeatureSupportScorer, SupportModel
-from server.query.rerank import DenseCosineScorer
 from tests.fakes import HashEmbedder
 
 THREADS, ROUNDS = 16, 200
@@ -34,27 +34,30 @@ def _hammer(work: Callable[[int], None]) -> None:
         list(pool.map(work, range(THREADS * ROUNDS)))
 
 
-class _Interleaved(DenseCosineScorer):
-    """Another request's `_query("other")` runs right after this one stores its vector: the
-    thread switch that handed one request another's vector, made deterministic."""
+class _StoredThenEvicted(dict[str, tuple[float, ...]]):
+    """Another request fills the cache right after this one stored its vector, so that
+    this one's entry is evicted before it is read back: the switch that would hand one
+    request another's vector, made deterministic."""
 
-    def __setattr__(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-        if name == "_last" and isinstance(value, tuple) and value[0] == "mine":
-            self._query("other")
+    def __setitem__(self, key: str, value: tuple[float, ...]) -> None:
+        super().__setitem__(key, value)
+        if key == "mine":
+            self.clear()
+            super().__setitem__("other", tuple(HashEmbedder(dim=64).embed_query("other")))
 
 
-def test_the_reranker_never_hands_one_request_another_requests_query_vector() -> None:
-    scorer = _Interleaved(HashEmbedder(dim=64), store=None)  # type: ignore[arg-type]  # _query only
-    assert scorer._query("mine") == HashEmbedder(dim=64).embed_query("mine")
+def test_the_query_cache_never_hands_one_request_another_requests_vector() -> None:
+    cache = QueryVectorCache(HashEmbedder(dim=64), size=4)
+    cache._vectors = _StoredThenEvicted()
+    assert cache.embed_query("mine") == HashEmbedder(dim=64).embed_query("mine")
     wrong: list[int] = []
+    shared = QueryVectorCache(HashEmbedder(dim=64), size=4)  # evicting all the time
 
     def work(i: int) -> None:  # and many threads at once
         query = f"question number {i % THREADS}"
-        if plain._query(query) != HashEmbedder(dim=64).embed_query(query):
+        if shared.embed_query(query) != HashEmbedder(dim=64).embed_query(query):
             wrong.append(i)
 
-    plain = DenseCosineScorer(HashEmbedder(dim=64), store=None)  # type: ignore[arg-type]
     _hammer(work)
     assert not wrong
 
