@@ -48,43 +48,22 @@ from ingest.pipeline import ingest_paths
 from server.core.paths import shared_data
 from server.core.ports import Embedder
 from server.core.settings import Settings, load_settings
-from server.index.embed import resolve_weights
+from server.index.embed import Delegating, resolve_weights
 from server.query.engine import build_embedder, build_sparse, open_index
 
 DATA = shared_data()
 
 
-class RecordingEmbedder:
+class RecordingEmbedder(Delegating):
     """Wraps the real embedder; keeps every document text it was asked to embed."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.texts: list[str] = []
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self.inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self.inner.token_spans(text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts.extend(texts)
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
 
 
 class ConstantEmbedder(RecordingEmbedder):

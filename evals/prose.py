@@ -64,6 +64,7 @@ from server.core.paths import shared_data
 from server.core.ports import Embedder, RelevanceScorer, SupportScorer, warm_pairs
 from server.core.settings import Settings, load_settings
 from server.core.text import STOP, content_words, mentions, named_terms
+from server.index.embed import Delegating
 from server.query.answer import generate_verified
 from server.query.claims import classify_claim, render
 from server.query.evidence import units
@@ -889,32 +890,14 @@ def checker_bacc(
 # ---------------------------------------------------------------- model plumbing
 
 
-class Prewarmed:
+class Prewarmed(Delegating):
     """An Embedder that embeds texts in batches ahead of time (`warm`) and answers from that
     cache; the support scorer asks one text at a time."""
 
     def __init__(self, inner: Embedder, batch: int = 128) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.batch = batch
         self.vectors: dict[str, list[float]] = {}
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self.inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self.inner.token_spans(text)
 
     def warm(self, texts: Iterable[str]) -> None:
         todo = list(dict.fromkeys(t for t in texts if t not in self.vectors))
@@ -925,9 +908,6 @@ class Prewarmed:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         self.warm(texts)
         return [self.vectors[t] for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
 
 
 @dataclass

@@ -52,3 +52,23 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._vector(text)
+
+
+class CountingEmbedder(HashEmbedder):
+    """HashEmbedder that keeps what it was asked: every document text, the size of each
+    `embed_documents` call, and every query."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+        self.texts: list[str] = []
+        self.queries: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries.append(text)
+        return super().embed_query(text)

@@ -187,50 +187,61 @@ def load_embedder(models: ModelSettings) -> SentenceTransformerEmbedder | FlagEm
     return SentenceTransformerEmbedder(path, models)
 
 
-class QueryVectorCache:
+class Delegating:
+    """An `Embedder` that hands every call to `inner`: the base of wrappers that change one
+    or two methods (`QueryVectorCache`; bench and eval wrappers that record or pre-embed)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self.inner.max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return self.inner.token_spans(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+class QueryVectorCache(Delegating):
     """An `Embedder` that embeds each question once: `embed_query` keeps the vectors of the
     last `size` query texts.
 
     One answer asks for its question's vector up to five times (recall, the dense reranker,
     the extractive generator, the off-topic check and the refusal decision), each a full
-    model pass (about 20 ms for MiniLM on this 2-core machine, the cost of reading the
-    weights, whatever the text's length). Everything else is delegated unchanged, and
+    model pass (about 20 ms for a short question with MiniLM on this 2-core machine).
+    Everything else is delegated unchanged, and
     `embed_documents` is never cached (its callers keep their own caches, by what they
     embed). Each vector is handed out as a fresh list, so a caller cannot change the cache.
     """
 
     def __init__(self, inner: Embedder, size: int) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._size = size
         self._lock = threading.Lock()
         self._vectors: dict[str, tuple[float, ...]] = {}
-
-    @property
-    def model_id(self) -> str:
-        return self._inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self._inner.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self._inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self._inner.count_tokens(text)
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self._inner.token_spans(text)
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._inner.embed_documents(texts)
 
     def embed_query(self, text: str) -> list[float]:
         with self._lock:
             vec = self._vectors.get(text)
         if vec is None:  # embedded outside the lock: the model has its own
-            vec = tuple(self._inner.embed_query(text))
+            vec = tuple(self.inner.embed_query(text))
             with self._lock:
                 if len(self._vectors) >= self._size:
                     self._vectors.pop(next(iter(self._vectors)))  # the oldest first

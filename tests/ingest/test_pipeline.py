@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import shutil
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from server.core.text import embed_input
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_store
 from tests.engine import SAMPLES
-from tests.fakes import HashEmbedder
+from tests.fakes import CountingEmbedder, HashEmbedder
 
 EMB = HashEmbedder()
 
@@ -302,20 +301,6 @@ def test_caller_revisions_follow_git_history(shared_data: Path, tmp_path: Path) 
     store.close()
 
 
-class _CountingEmbedder(HashEmbedder):
-    """Keeps every text it was asked to embed, and the size of each call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[int] = []
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(len(texts))
-        self.texts.extend(texts)
-        return super().embed_documents(texts)
-
-
 def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     folder.mkdir()
@@ -324,7 +309,7 @@ def test_new_tags_on_same_content_are_applied(tmp_path: Path) -> None:
     store = _open(settings)
     sparse = Bm25Encoder(settings.models)
     ingest_paths([folder], settings=settings, embedder=EMB, sparse=sparse, store=store)
-    emb = _CountingEmbedder()
+    emb = CountingEmbedder()
     again = ingest_paths(
         [folder], settings=settings, embedder=emb, sparse=sparse, store=store, tags=["internal"]
     )
@@ -350,7 +335,7 @@ def test_a_renamed_heading_re_embeds_its_section_though_no_text_moved(tmp_path: 
     settings = load_settings(data_dir=tmp_path / "data")
     store = _open(settings)
     sparse = Bm25Encoder(settings.models)
-    emb = _CountingEmbedder()
+    emb = CountingEmbedder()
     ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
     assert emb.texts == ["Page > Alpha\n\n## Alpha { #a }\n\nAlpha talks about cats."]
     page.write_text("# Page\n\n## Felines { #a }\n\nAlpha talks about cats.\n")
@@ -369,7 +354,7 @@ def test_an_edit_re_embeds_only_its_own_section(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path / "data")
     store = _open(settings)
     sparse = Bm25Encoder(settings.models)
-    emb = _CountingEmbedder()
+    emb = CountingEmbedder()
     ingest_paths([folder], settings=settings, embedder=emb, sparse=sparse, store=store)
     old_ids = {h.chunk.snippet_id for h in _all_hits(store)}
     assert len(emb.texts) == 3  # one chunk per section; the lone title line is no chunk
@@ -410,7 +395,7 @@ def test_identical_texts_are_embedded_once(tmp_path: Path) -> None:
         (folder / name).write_text("# Note\n\nThe same licence notice on two pages.\n")
     settings = load_settings(data_dir=tmp_path / "data")
     store = _open(settings)
-    emb = _CountingEmbedder()
+    emb = CountingEmbedder()
     report = ingest_paths(
         [folder], settings=settings, embedder=emb, sparse=Bm25Encoder(settings.models), store=store
     )
@@ -429,7 +414,7 @@ def test_small_documents_share_one_embedding_batch(tmp_path: Path) -> None:
         update={"ingest": settings.ingest.model_copy(update={"write_batch": 4})}
     )
     store = _open(settings)
-    emb = _CountingEmbedder()
+    emb = CountingEmbedder()
     report = ingest_paths(
         [folder], settings=settings, embedder=emb, sparse=Bm25Encoder(settings.models), store=store
     )

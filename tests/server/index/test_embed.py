@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from server.index.embed import (
     load_embedder,
     resolve_weights,
 )
-from tests.fakes import HashEmbedder
+from tests.fakes import CountingEmbedder
 from tests.tiny_models import build_tiny_bert
 
 
@@ -105,25 +104,8 @@ def test_concurrent_token_counts_and_batches_never_break_each_other(tmp_path: Pa
     assert errors == []
 
 
-class _Counting(HashEmbedder):
-    """HashEmbedder that counts the texts it embeds, by method."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.queries: list[str] = []
-        self.documents: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        self.documents += texts
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries.append(text)
-        return super().embed_query(text)
-
-
 def test_query_cache_embeds_each_question_once_and_forgets_the_oldest() -> None:
-    inner = _Counting()
+    inner = CountingEmbedder()
     cache = QueryVectorCache(inner, size=2)
     first = cache.embed_query("what is a path parameter")
     assert (
@@ -140,13 +122,13 @@ def test_query_cache_embeds_each_question_once_and_forgets_the_oldest() -> None:
 
 
 def test_query_cache_hands_out_copies_and_never_caches_documents() -> None:
-    inner = _Counting()
+    inner = CountingEmbedder()
     cache = QueryVectorCache(inner, size=4)
     vec = cache.embed_query("q")
     vec[0] = 99.0  # a caller changing its vector changes nobody else's
     assert cache.embed_query("q")[0] != 99.0
     cache.embed_documents(["q", "q"])
     cache.embed_documents(["q"])
-    assert inner.documents == ["q", "q", "q"]
+    assert inner.texts == ["q", "q", "q"]
     assert (cache.model_id, cache.dim, cache.max_tokens) == (inner.model_id, inner.dim, 256)
     assert cache.count_tokens("two words") == 2
