@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from server.core.text import STOP
 from server.query.integrity.numbers import number_mentions, stem
@@ -142,6 +143,7 @@ def _tokens(text: str) -> list[str]:
     return _WORD.findall(lowered)
 
 
+@lru_cache(maxsize=4096)  # a span's sentences are read again for each claim and round
 def _unit(text: str) -> _Unit:
     tokens = _tokens(text)
     content = {stem(t) for t in tokens if t not in STOP and t not in _POLAR and len(t) > 1}

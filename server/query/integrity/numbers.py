@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from server.core.text import STOP
 from server.query.claims import NUMBER
@@ -104,6 +105,7 @@ _ROLE_CLASH = 1.5  # both numbers are range ends, opposite ones ('from X to Y', 
 MARGIN = 1.0
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A crude stem: lowercased, possessive, plural and -ed/-ing endings off ('rotated' ->
     'rotat', 'rotates' -> 'rotat'); aliases folded ('secs' -> 'second', 'maximum' -> 'max')."""
@@ -273,7 +275,13 @@ def side_context(
 
 
 def number_mentions(text: str) -> list[Mention]:
-    """Every number of `text` with its kind, context words, unit and range role."""
+    """Every number of `text` with its kind, context words, unit and range role (a new
+    list; the mentions are frozen and shared)."""
+    return list(_mentions(text))
+
+
+@lru_cache(maxsize=4096)  # one answer reads its claims and spans again in every check round
+def _mentions(text: str) -> tuple[Mention, ...]:
     lowered = _MARKER.sub(" ", text.lower())
     out: list[Mention] = []
     for sentence in _sentences(_tokens(text)):
@@ -297,7 +305,7 @@ def number_mentions(text: str) -> list[Mention]:
             partner = _value(sentence[other], lowered)[0] if role else None
             mention = Mention(value, kind, tuple(context.items()), unit, role, partner, i in days)
             out.append(mention)
-    return out
+    return tuple(out)
 
 
 def fit(c: Mention, s: Mention) -> float:

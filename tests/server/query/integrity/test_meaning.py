@@ -323,3 +323,11 @@ def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None
     assert negation_mismatches(flipped, span) == [
         "the claim drops the negation of what the span says"
     ]
+
+
+def test_number_mentions_hands_out_a_new_list_each_time() -> None:
+    text = "Keys rotate every 90 days, from 1 to 9 times."
+    first = number_mentions(text)
+    assert [m.value for m in first] == ["90", "1", "9"]
+    first.clear()  # a caller emptying its list leaves the next caller's intact
+    assert [m.value for m in number_mentions(text)] == ["90", "1", "9"]
