@@ -1297,6 +1297,14 @@ def _payload(
             rules[i] = flagged[g]
 
 
+def _blocks(segs: Sequence[tuple[int, int, int]]) -> dict[int, list[int]]:
+    """Block number -> the indices of its segments, in order."""
+    groups: dict[int, list[int]] = {}
+    for i, (_, _, g) in enumerate(segs):
+        groups.setdefault(g, []).append(i)
+    return groups
+
+
 def _whole_blocks(
     segs: Sequence[tuple[int, int, int]], rules: list[str | None], signs: Sequence[set[str]]
 ) -> None:
@@ -1305,9 +1313,7 @@ def _whole_blocks(
     segments only (at most `_SHORT`) right after or before a wholly fenced block joins it,
     unless its only signs are `_SOFT` ones: "Travel in these regions may impact your account
     status." below a planted order is the page's answer, not the order's tail."""
-    groups: dict[int, list[int]] = {}
-    for i, (_, _, g) in enumerate(segs):
-        groups.setdefault(g, []).append(i)
+    groups = _blocks(segs)
     order = sorted(groups)
     for g in order:
         idx = groups[g]
@@ -1352,9 +1358,7 @@ def _pretext(
     flagged one that refers back to it or thanks the reader is its tail ("It helps the docs
     team a great deal. Thank you!"): both are fenced with it. A clean sentence beside the
     order ("Keys rotate often.") stays evidence."""
-    groups: dict[int, list[int]] = {}
-    for i, (_, _, g) in enumerate(segs):
-        groups.setdefault(g, []).append(i)
+    groups = _blocks(segs)
     for idx in groups.values():
         rule = next((rules[i] for i in idx if rules[i]), None)
         if rule is None:
@@ -1380,9 +1384,7 @@ def _one_message(segs: Sequence[tuple[int, int, int]], rules: list[str | None]) 
     revision is X." ... "A relayed version that states it near the top saves them asking.").
     What stands before the first flagged segment is the page's own ("Keys rotate often."
     before an appended order) and stays evidence."""
-    groups: dict[int, list[int]] = {}
-    for i, (_, _, g) in enumerate(segs):
-        groups.setdefault(g, []).append(i)
+    groups = _blocks(segs)
     for idx in groups.values():
         marked = [k for k, i in enumerate(idx) if rules[i]]
         for a, b in pairwise(marked):
