@@ -103,6 +103,7 @@ bench: setup
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/retrieval_latency.py --sizes 10000 100000
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/runtime.py
 
 browser-deps:
 	apt-get update -qq && apt-get install -y -qq chromium chromium-driver

