@@ -9,8 +9,12 @@ COPY ingest ./ingest
 COPY evals ./evals
 COPY citegate ./citegate
 COPY config ./config
+COPY models ./models
+# Editable, so the code's repo root (server.core.paths.repo_root) is /app: the default support
+# model names its verifier as models/verifier, relative to it. A plain install put the code in
+# site-packages, where that folder is not.
 RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
- && pip install --no-cache-dir -c constraints.txt .
+ && pip install --no-cache-dir -c constraints.txt -e .
 # Run as an unprivileged user that owns only /data (the index, traces) and reads /corpus.
 RUN groupadd --system --gid 10001 citegate \
  && useradd --system --uid 10001 --gid citegate --home-dir /home/citegate --create-home citegate \

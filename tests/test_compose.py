@@ -118,3 +118,20 @@ def test_the_image_is_pinned_and_runs_unprivileged() -> None:
     last_user = max(i for i, (word, _) in enumerate(steps) if word == "USER")
     assert last_user < max(i for i, (word, _) in enumerate(steps) if word == "CMD")
     assert any(word == "HEALTHCHECK" and "/readyz" in rest for word, rest in steps)
+
+
+def test_the_image_holds_the_models_the_default_settings_name() -> None:
+    from server.core.settings import default_config_dir, load_settings
+    from server.query.integrity.support import load_support_model
+
+    settings = load_settings()
+    model = load_support_model(default_config_dir() / settings.integrity.support_model_file)
+    assert model.verifier_path and not Path(model.verifier_path).is_absolute()
+    top = Path(model.verifier_path).parts[0]  # "models"
+    steps = _instructions(DOCKERFILE)
+    workdir = [rest for word, rest in steps if word == "WORKDIR"][-1]
+    assert ("COPY", f"{top} ./{top}") in steps, f"the image lacks {top}/"
+    # repo_root() is the folder above server/: only an editable install keeps it at WORKDIR
+    installs = [rest for word, rest in steps if word == "RUN" and "-c constraints.txt" in rest]
+    assert installs and re.search(r"-c constraints\.txt -e \.$", installs[-1]), installs
+    assert workdir == "/app"
