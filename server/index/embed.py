@@ -22,7 +22,7 @@ import numpy as np
 from server.core.errors import ModelUnavailableError
 from server.core.ports import Embedder
 from server.core.settings.models import ModelSettings
-from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate
+from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate, release_torch_weights
 
 log = logging.getLogger("citegate.models")
 
@@ -114,7 +114,7 @@ class SentenceTransformerEmbedder:
             return float(np.abs(reference - normalised(run(self._model.preprocess(PROBES)))).max())
 
         try:
-            return accelerate(
+            graph = accelerate(
                 self._model,
                 path,
                 "sentence_embedding",
@@ -127,6 +127,8 @@ class SentenceTransformerEmbedder:
         except GraphUnavailable as exc:
             log.warning("the embedder runs on torch: %s", exc)
             return None
+        release_torch_weights(self._model)
+        return graph
 
     @property
     def runtime(self) -> str:

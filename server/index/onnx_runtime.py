@@ -172,13 +172,25 @@ def accelerate(
     name = f"{folder.name}-{fingerprint(folder, output)}.onnx"
     target = Path(os.path.expanduser(str(cache))) / name
     try:
-        if not target.is_file():
+        try:
+            session = _session(target) if target.is_file() else None
+        except Exception:  # a damaged file (a disk error, a copy cut short): export it again
+            session = None
+        if session is None:
             names = _export(model, output, target)
             log.info("exported %s to %s", folder, target)
-        graph = Graph(_session(target), names, batch, slack)
+            session = _session(target)
+        graph = Graph(session, names, batch, slack)
         gap = probe(graph)
     except Exception as exc:  # any export, load or probe failure means: keep torch
         raise GraphUnavailable(f"{type(exc).__name__}: {exc}") from exc
     if not gap <= tolerance:
         raise GraphUnavailable(f"ONNX and torch differ by {gap:.2e} (> {tolerance:.0e}) on probes")
     return graph
+
+
+def release_torch_weights(module: Any) -> None:
+    """Drop the torch copy of the weights once the graph runs them (about 90 MB for MiniLM or
+    the verifier): parameters move to the `meta` device, which holds shapes, not values. The
+    model's tokenizer and configuration stay usable; its forward pass does not."""
+    module.to("meta")

@@ -28,7 +28,7 @@ from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.core.settings.models import ModelSettings
 from server.core.text import content_words
-from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate
+from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate, release_torch_weights
 from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
@@ -254,7 +254,7 @@ class CrossEncoderSupportScorer:
             return float(np.abs(reference - got.reshape(reference.shape)).max())
 
         try:
-            return accelerate(
+            graph = accelerate(
                 self._model,
                 self._path,
                 "scores",
@@ -267,6 +267,8 @@ class CrossEncoderSupportScorer:
         except GraphUnavailable as exc:
             log.warning("the verifier %s runs on torch: %s", self._path.name, exc)
             return None
+        release_torch_weights(self._model)
+        return graph
 
     @property
     def runtime(self) -> str:

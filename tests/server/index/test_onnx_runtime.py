@@ -44,6 +44,8 @@ def test_onnx_embedder_gives_torchs_vectors_in_order(tmp_path: Path) -> None:
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     assert fast.embed_query("cors") == pytest.approx(slow.embed_query("cors"), abs=1e-5)
     assert fast.embed_documents([]) == []
+    # the torch copy of the weights is dropped once the graph runs them
+    assert {p.device.type for p in fast._model.parameters()} == {"meta"}
 
 
 def test_the_graph_is_exported_once_per_weights(tmp_path: Path) -> None:
@@ -59,6 +61,16 @@ def test_the_graph_is_exported_once_per_weights(tmp_path: Path) -> None:
     assert fingerprint(one, "sentence_embedding") != fingerprint(one, "scores")
     SentenceTransformerEmbedder(two, _models(cache))
     assert len(list(cache.iterdir())) == 2
+
+
+def test_a_damaged_graph_is_exported_again(tmp_path: Path) -> None:
+    folder = build_tiny_bert(tmp_path / "tiny")
+    cache = tmp_path / "onnx"
+    SentenceTransformerEmbedder(folder, _models(cache))
+    (graph,) = cache.iterdir()
+    graph.write_bytes(b"cut short")
+    again = SentenceTransformerEmbedder(folder, _models(cache))
+    assert again.runtime == "onnx" and graph.stat().st_size > 1000
 
 
 def test_torch_is_kept_where_the_graph_cannot_be_written(
