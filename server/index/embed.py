@@ -22,7 +22,13 @@ import numpy as np
 from server.core.errors import ModelUnavailableError
 from server.core.ports import Embedder
 from server.core.settings.models import ModelSettings
-from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate, release_torch_weights
+from server.index.onnx_runtime import (
+    HINT,
+    Graph,
+    GraphUnavailable,
+    accelerate,
+    release_torch_weights,
+)
 
 log = logging.getLogger("citegate.models")
 
@@ -125,7 +131,7 @@ class SentenceTransformerEmbedder:
                 models.onnx_slack,
             )
         except GraphUnavailable as exc:
-            log.warning("the embedder runs on torch: %s", exc)
+            log.warning("the embedder runs on torch (%s); %s", exc, HINT)
             return None
         release_torch_weights(self._model)
         return graph

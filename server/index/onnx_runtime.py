@@ -32,6 +32,12 @@ class GraphUnavailable(Exception):
     """Why the ONNX graph cannot stand in for torch; the caller keeps torch."""
 
 
+HINT = (
+    "point CITEGATE_MODELS__ONNX_DIR at a writable folder, or set CITEGATE_MODELS__RUNTIME=torch "
+    "to run torch without this warning"
+)
+
+
 class Graph:
     """One exported model: features (the model's own `preprocess` output) -> its output rows.
 

@@ -28,7 +28,13 @@ from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.core.settings.models import ModelSettings
 from server.core.text import content_words
-from server.index.onnx_runtime import Graph, GraphUnavailable, accelerate, release_torch_weights
+from server.index.onnx_runtime import (
+    HINT,
+    Graph,
+    GraphUnavailable,
+    accelerate,
+    release_torch_weights,
+)
 from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
@@ -265,7 +271,7 @@ class CrossEncoderSupportScorer:
                 models.onnx_slack,
             )
         except GraphUnavailable as exc:
-            log.warning("the verifier %s runs on torch: %s", self._path.name, exc)
+            log.warning("the verifier %s runs on torch (%s); %s", self._path, exc, HINT)
             return None
         release_torch_weights(self._model)
         return graph

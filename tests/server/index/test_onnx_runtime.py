@@ -83,6 +83,7 @@ def test_torch_is_kept_where_the_graph_cannot_be_written(
         embedder = SentenceTransformerEmbedder(folder, _models(blocked))
     assert embedder.runtime == "torch"
     assert "the embedder runs on torch" in caplog.text
+    assert "CITEGATE_MODELS__ONNX_DIR" in caplog.text  # says what to do
     assert len(embedder.embed_documents(["cors"])[0]) == 32
 
 
