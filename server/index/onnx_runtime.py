@@ -2,7 +2,7 @@
 
 On this 2-core CPU a MiniLM pass costs torch about 17 ms of fixed overhead, more than the
 arithmetic for one short sentence; onnxruntime's graph runs the same layers with about a third of
-that (#20, `bench/checker.py`). The graph is traced from the loaded torch model (about 1.5 s for
+that (#20, `bench/runtime.py`). The graph is traced from the loaded torch model (about 1.5 s for
 MiniLM), stored under `models.onnx_dir` by a fingerprint of the weights, and compared with torch
 on probe inputs before it is used. Where onnxruntime is missing, the export fails, the folder is
 not writable or the probe disagrees, `accelerate` says why and the caller keeps torch.
@@ -25,7 +25,7 @@ log = logging.getLogger("citegate.models")
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXPORT_VERSION = "1"  # bump when the traced wrapper changes, so old graphs are not reused
-_WEIGHTS = ("config.json", "model.safetensors", "pytorch_model.bin")
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 
 class GraphUnavailable(Exception):
@@ -79,15 +79,17 @@ class Graph:
 
 
 def fingerprint(folder: Path, output: str) -> str:
-    """Hash of the weights and config that the graph is traced from, with the torch version,
-    the exported output and this module's export version."""
+    """Hash of what the graph is traced from: the weights and every JSON file of the folder and
+    its module folders (model config, `modules.json`, pooling and normalisation settings), with
+    the torch version, the exported output and this module's export version."""
     import torch
 
     digest = hashlib.sha256(f"{EXPORT_VERSION}|{torch.__version__}|{output}".encode())
-    for name in _WEIGHTS:
-        path = folder / name
+    files = [folder / name for name in _WEIGHTS] + sorted(folder.glob("*.json"))
+    files += sorted(folder.glob("*/*.json"))
+    for path in dict.fromkeys(files):
         if path.is_file():
-            digest.update(name.encode())
+            digest.update(str(path.relative_to(folder)).encode())
             with path.open("rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     digest.update(block)

@@ -59,6 +59,12 @@ def test_the_graph_is_exported_once_per_weights(tmp_path: Path) -> None:
     two = build_tiny_bert(tmp_path / "two", seed=1)
     assert fingerprint(one, "sentence_embedding") != fingerprint(two, "sentence_embedding")
     assert fingerprint(one, "sentence_embedding") != fingerprint(one, "scores")
+    before = fingerprint(one, "sentence_embedding")
+    (one / "1_Pooling").mkdir()
+    (one / "1_Pooling" / "config.json").write_text('{"pooling_mode_cls_token": true}')
+    assert fingerprint(one, "sentence_embedding") != before  # pooling is in the graph
+    (one / "1_Pooling" / "config.json").unlink()
+    (one / "1_Pooling").rmdir()
     SentenceTransformerEmbedder(two, _models(cache))
     assert len(list(cache.iterdir())) == 2
 
