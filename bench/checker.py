@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -41,6 +42,25 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def write_report(out: Path, report: dict[str, Any]) -> None:
+    """The report as JSON at `out` (folders made) and on stdout."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+
+
+def good_drafts(data: Path, per_source: int, max_claims: int) -> list[Case]:
+    """The good drafts of `evals.prose`, `per_source` each from ClapNQ dev and MTRAG."""
+    cases: list[Case] = []
+    for items in (
+        clapnq_items(data / "clapnq/clapnq_dev_answerable.jsonl"),
+        mtrag_items(data / "mtrag-un/reference.jsonl"),
+    ):
+        built, _ = build_cases(items, per_source, max_claims)
+        cases += [c for c in built if c.kind == "good"]
+    return cases
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--drafts", type=int, default=40, help="good drafts per source")
@@ -52,13 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = build_embedder(settings)
     scorer = build_support_scorer(settings, embedder)
     relevance = relevance_for(embedder, scorer)  # as the engine wires it
-    cases: list[Case] = []
-    for items in (
-        clapnq_items(args.data / "clapnq/clapnq_dev_answerable.jsonl"),
-        mtrag_items(args.data / "mtrag-un/reference.jsonl"),
-    ):
-        built, _ = build_cases(items, args.drafts, settings.integrity.max_claims)
-        cases += [c for c in built if c.kind == "good"]
+    cases = good_drafts(args.data, args.drafts, settings.integrity.max_claims)
     live = live_for(c.item for c in cases)
 
     def check(case: Case) -> float:
@@ -91,9 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         "budget_ms": BUDGET_MS,
         "within_budget": p50 <= BUDGET_MS,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(report, indent=2))
+    write_report(args.out, report)
     return 0
 
 

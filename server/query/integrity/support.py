@@ -11,7 +11,6 @@ one trained by `python -m evals.training.verifier` into models/verifier (sigmoid
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -28,20 +27,13 @@ from server.core.ports import Embedder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.core.settings.models import ModelSettings
 from server.core.text import content_words
-from server.index.onnx_runtime import (
-    HINT,
-    Graph,
-    GraphUnavailable,
-    accelerate,
-    release_torch_weights,
-)
+from server.index.onnx_runtime import Graph, graph_or_torch
 from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
 FEATURES = ("coverage", "cosine", "numbers_agree", "negation_mismatch", "entity_coverage")
 VERIFIER = "verifier"  # the optional sixth feature: the logit of a verifier's P(supported)
 VERIFIER_CLIP = 1e-4  # probabilities clipped to [1e-4, 1 - 1e-4] before the logit (|logit| <= 9.2)
-log = logging.getLogger("citegate.models")
 PROBE_PAIRS = (
     ("The limit is five.", "The retry limit of the queue is five attempts by default."),
     ("cors", "CORS"),
@@ -259,22 +251,15 @@ class CrossEncoderSupportScorer:
             got = run(self._model.preprocess([(e, c) for c, e in PROBE_PAIRS]))
             return float(np.abs(reference - got.reshape(reference.shape)).max())
 
-        try:
-            graph = accelerate(
-                self._model,
-                self._path,
-                "scores",
-                Path(models.onnx_dir),
-                probe,
-                models.onnx_tolerance,
-                32,
-                models.onnx_slack,
-            )
-        except GraphUnavailable as exc:
-            log.warning("the verifier %s runs on torch (%s); %s", self._path, exc, HINT)
-            return None
-        release_torch_weights(self._model)
-        return graph
+        return graph_or_torch(
+            self._model,
+            self._path,
+            "scores",
+            models,
+            probe,
+            32,  # CrossEncoder.predict's batch
+            f"the verifier {self._path}",
+        )
 
     @property
     def runtime(self) -> str:
