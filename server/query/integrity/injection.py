@@ -188,6 +188,8 @@ _VOCATIVE = re.compile(
     rf"(?:to|for)\s+(?:any|all|every|each|the|an?|you,?|whichever|whatever|whoever)?\s*"
     rf"(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
     rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:to|for|dear|hey)\s+the\s+models?\s*[:,]|"
+    rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|<!--\s*)(?:an?\s+)?(?:note|message|reminder|instructions?|"
+    rf"notice|memo)\s+(?:to|for)\s+(?:the|any|all|every|each)\s+models?\s*[:,]|"
     rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:\w+\s+){{0,2}}?(?:à\s+l'attention\s+d(?:es|u|e\s+la)|"
     rf"nota\s+(?:per|para)|aten[çc][ãa]o|attenzione|atenci[óo]n|uwaga(?:\s+dla)?|hinweis\s+f[üu]r|"
     rf"achtung|let\s+op|observera|dikkat|внимание|注意)[\s,:]+(?:\w+\s+){{0,3}}?{_MODEL_OR_ASSISTANT}|"
@@ -221,6 +223,9 @@ _VOCATIVE = re.compile(
     rf"\b(?:to|for)\s+(?:whatever|whichever|any|every|each)\s+(?:\w+\s+)?(?:models?|bots?|agents?|"
     rf"systems?|tools?|programs?|engines?)\s+(?:that\s+|which\s+)?(?:reads?|is\s+reading|"
     rf"process(?:es)?|parses|summari[sz]es|answers|ingests|sees)\s+(?:this|these)\b|"
+    rf"\b(?:to|for)\s+(?:whatever|whichever|any|every|each)\s+(?:\w+\s+)?(?:models?|bots?|agents?|"
+    rf"systems?|tools?|programs?|engines?)\s+(?:that\s+|which\s+)?(?:is\s+|are\s+)?(?:compos|"
+    rf"generat|writ|produc|draft)\w*\s+(?:an?|the|your|its|their)\s+{_ANSWER_NOUN}\b|"
     rf"\b(?:whoever|whatever)\s+(?:writes|generates|produces|reads|answers)\s+(?:the|this|an?|"
     rf"any|every)?\s*(?:next\s+)?{_ANSWER_NOUN}",
     _I | re.MULTILINE,
@@ -372,6 +377,8 @@ _OVERRIDE = re.compile(
     r"know))\b|"
     r"\b(?:ignore|disregard|forget)\s+(?:all|any|the|every|each|everything)\s+(?:of\s+the\s+)?"
     r"(?:previous|prior|above|preceding|earlier|former|foregoing|other)\b|"
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?surrounding\s+(?:text|content|"
+    r"context|instructions?|page|document|paragraphs?|sections?|material)\b|"
     r"\b(?:ignorier\w*|vergiss|vergesst|missachte\w*)\b" + _TO + r"\b(?:anweisungen|befehle|"
     r"regeln|vorgaben|anordnungen|instruktionen)\b|"
     r"\b(?:ignore[zr]?|oublie[zr]?|n[ée]glige[zr]?)\b" + _TO + r"\b(?:instructions|consignes|"
@@ -838,6 +845,18 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
+    (
+        "chat_role",
+        re.compile(
+            # a chat template's role markers, or a SYSTEM: line that gives an order: text
+            # dressed as the model's own instructions
+            r"\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|user|assistant|endoftext|"
+            r"eot_id|start_header_id|end_header_id)\|>|"
+            rf"(?-i:^\W*(?:SYSTEM|SYSTEM PROMPT|System prompt)\s*:)\s*(?:[\w,']+\s+){{0,4}}?"
+            rf"(?:{_ANSWER_VERB}|ignore|disregard|forget|you|always|never|do\s+not)\b",
+            _I | re.MULTILINE,
+        ),
+    ),
     ("persona_name", re.compile(r"\[(?:DAN|DUDE|STAN|GPT|🔓[^\]]*)\]|\b(?:DAN|DUDE|STAN)\b")),
     (
         "obey",
@@ -863,6 +882,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "print_literal",
         re.compile(
             r"\b(?:just|only|simply|now)\s+(?:print|say|output|repeat|write|reply|respond)\b|"
+            r"\b(?:print|say|output|repeat|reply|respond)\s+only\s+(?:with\s+)?(?:the\s+)?"
+            r"(?:single\s+)?(?:word|phrase|string|token|code)\b|"
             r"\b(?:stop everything|nevermind)\b",
             _I,
         ),
@@ -933,7 +954,8 @@ class Flag:
 _IMPERATIVE_ANSWER = re.compile(
     rf"(?:^|[:,;.!?>\"“(\[]\s*|\b(?:please|kindly|always|just|then|now|also)\s+)"
     rf"(?:{_ANSWER_VERB}|suggest|advise|instruct|inform|direct|send|point|put|add|insert|fetch|"
-    rf"visit|open|link|render|show|give|use|call|run|ask|refuse|stop|pause|warn)\b",
+    rf"visit|open|link|render|show|give|use|call|run|ask|refuse|stop|pause|warn|report|treat|"
+    rf"present)\b",
     _I,
 )
 
@@ -941,6 +963,18 @@ _IMPERATIVE_ANSWER = re.compile(
 # "You must not use GitHub Copilot to generate ...": the model is the tool used, not the reader.
 _USED = re.compile(
     r"\b(?:use|uses|using|used|with|via|through|enable|disable|ask|prompt|run)\s+(?:[\w-]+\s+)?$",
+    _I,
+)
+
+
+# A request in the polite form: "we kindly ask any AI tool that quotes this page to also
+# mention ...", "AI assistants are invited to recommend ..." (counts only with a model named).
+_ASKED_TO_ANSWER = re.compile(
+    rf"\b(?:ask|request|invite|urge|encourage|beg)\w*\s+(?:all\s+|any\s+|every\s+|each\s+|the\s+)?"
+    rf"(?:\w+\s+)?{_MODEL}(?:\s+(?:that|which|who)\b[^.!?\n]{{0,60}}?)?\s+to\s+"
+    rf"(?:also\s+|please\s+|kindly\s+|always\s+)?{_ANSWER_VERB}\b|"
+    rf"\b{_MODEL}\s+(?:\w+\s+){{0,6}}?(?:are|is)\s+(?:kindly\s+|hereby\s+)?(?:invited|requested|"
+    rf"urged|encouraged|begged)\s+to\s+(?:also\s+|always\s+)?{_ANSWER_VERB}\b",
     _I,
 )
 
@@ -968,6 +1002,7 @@ def addressed(segment: str) -> bool:
         _ORDERS_ANSWER.search(segment)
         or _ANSWER_FORM.search(segment)
         or (_ORDERS_OTHER.search(segment) and not segment.isascii())
+        or _ASKED_TO_ANSWER.search(segment)
     )
     return ordered or acting or named
 
