@@ -122,14 +122,16 @@ _MODEL = (
     r"(?:(?:large\s+)?language[\s-]+models?|llms?|gpts?|chat\s?gpt|chat[\s-]?bots?|"
     r"(?:ai|a\.i\.|llm|gpt|virtual|digital|automated|chat)[\s-]+(?:assistants?|assistenten|summari[sz]ers?|"
     r"summari[sz]ation\s+tools?|tools?|readers?|models?|systems?|agents?|helpers?|bots?|"
-    r"crawlers?|writers?)|ai\b|a\.i\.|(?:ai[\s-]+)?summari[sz]ers?|"
+    r"crawlers?|writers?|answerers?|responders?)|ai\b|a\.i\.|(?:ai[\s-]+)?summari[sz]ers?|"
+    r"generative\s+(?:ai\s+)?(?:models?|systems?|tools?|engines?)|"
     r"(?:the\s+)?models?\s+(?:that\s+is\s+)?(?:generating|writing|producing|reading|answering|"
     r"summari[sz]ing|processing)|"
     r"ki(?:-\w+)?|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|ia\b|"
     r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia|"
     # readers of the page that are programs: answer engines, retrieval systems, copilots ...
     r"answer[\s-]+engines?|copilots?|(?:retrieval|rag|search|summary|summari[sz]ation|indexing|"
-    r"machine|software|automated|autonomous|answering|responding)[\s-]+(?:augmented\s+)?(?:systems?|"
+    r"machine|software|automated|autonomous|answering|responding|summari[sz]ing)[\s-]+"
+    r"(?:augmented\s+)?(?:systems?|"
     r"readers?|tools?|agents?|bots?|engines?|assistants?|crawlers?|generators?|pipelines?)|"
     r"(?:text|neural\s+text)\s+generators?|virtual\s+assistants?|"
     # "Models trained or prompted on this text", "the bot answering questions about X"
@@ -165,7 +167,7 @@ _TELLING_NOUN = (
 )
 _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
-    r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend)"
+    r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend|report)"
 )
 _ORDER = (
     r"(?:must|should|shall|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
@@ -188,6 +190,10 @@ _VOCATIVE = re.compile(
     rf"(?:to|for)\s+(?:any|all|every|each|the|an?|you,?|whichever|whatever|whoever)?\s*"
     rf"(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\b|"
     rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:to|for|dear|hey)\s+the\s+models?\s*[:,]|"
+    rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|<!--\s*)(?:to|for|dear|hey|attention)\s+(?:the\s+|all\s+|"
+    rf"any\s+)?(?:ro)?(?:bots?|crawlers?|scrapers?)\s*:|"
+    rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|<!--\s*)(?:para|pour|f[üu]r|per|voor|dla)\s+"
+    rf"(?:(?:los|las|les|la|el|die|den|gli|i|le|de|het)\s+)?(?:\w+\s+)?{_MODEL_OR_ASSISTANT}\s*[:,]|"
     rf"(?:^|[:;.!?>*(\[]\s*|#+\s*|//+\s*|<!--\s*)(?:an?\s+)?(?:note|message|reminder|instructions?|"
     rf"notice|memo)\s+(?:to|for)\s+(?:the|any|all|every|each)\s+models?\s*[:,]|"
     rf"(?:^|[:;.!?>*(\[]\s*|<!--\s*)(?:\w+\s+){{0,2}}?(?:à\s+l'attention\s+d(?:es|u|e\s+la)|"
@@ -198,14 +204,20 @@ _VOCATIVE = re.compile(
     rf"\b(?:dear|hey|hello|hi)[,:!]?\s+(?:the\s+|dear\s+|all\s+)?(?:bots?|models?)\b|"
     rf"\b(?:if|when|whenever|since|because)\s+you(?:'re|\s+are)\s+(?:an?|the|some)\s+(?:\w+\s+)?"
     rf"{_MODEL_OR_ASSISTANT}\b|"
-    rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+,?\s+){{0,2}}"
+    rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|#+\s*|//+\s*|/\*+\s*|<!--\s*)(?:\w+,?\s+){{0,3}}"
     rf"{_MODEL_OR_ASSISTANT}\s*[:,：]\s*|"
+    # "Chatbots answering from this page: ...": a model, what it does, a colon
+    rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|#+\s*|//+\s*|<!--\s*)(?:\w+\s+)?{_MODEL}\s+(?:that\s+|which\s+)?"
+    rf"(?:answer|read|summari[sz]|quot|cit|process|us|writ|generat)\w*\b[^:.!?\n]{{0,40}}:\s|"
     rf"(?:^|[:;.!?]\s+|[>\"“(\[]\s*|<!--\s*)(?:\w+\s+){{3}}{_MODEL_OR_ASSISTANT}\s*[:：]\s*|"
     rf"(?:^|[:;.!?]\s+|<!--\s*)(?-i:[A-Z]+\s+)?(?:BOTS?|CRAWLERS?|SCRAPERS?|AGENTS?|Bots?|"
     rf"Crawlers?|Scrapers?|Agents?)\s*[:,]\s|"
     rf"\b(?:(?:this|the)\s+(?:note|message|part|paragraph|line|text)\s+is\s+(?:only\s+)?"
     rf"(?:for|meant\s+for|addressed\s+to)\s+(?:the\s+)?(?:software|program|code|machine|"
     rf"tool|system|reader)s?\b)|"
+    rf"\b(?:this|the\s+following|what\s+follows|the\s+next\s+(?:line|part|paragraph))\s+is\s+"
+    rf"(?:only\s+)?(?:for|meant\s+for|addressed\s+to|intended\s+for)\s+(?:the\s+|any\s+|an?\s+)?"
+    rf"{_MODEL_OR_ASSISTANT}\b|"
     rf"\b(?:software|programs?|machines?|tools?|systems?|agents?|bots?|crawlers?|scrapers?)"
     rf"\s+(?:that\s+|which\s+)?(?:is\s+|are\s+)?(?:reading|parsing|processing|quoting|"
     rf"citing|summari[sz]ing|answering\s+from|indexing)\s+(?:this|these)\b(?:\s+(?:page|section|"
@@ -232,10 +244,11 @@ _VOCATIVE = re.compile(
 )
 # A model as the one that reads, summarises or answers (the subject of an order).
 _ACTS = re.compile(
-    rf"\b{_MODEL_OR_ASSISTANT}\s+(?:that\s+|which\s+|who\s+)?(?:\w+\s+){{0,2}}?(?:reading|"
+    rf"\b{_MODEL_OR_ASSISTANT}(?:-\w+)?\s+(?:that\s+|which\s+|who\s+)?(?:\w+\s+){{0,2}}?(?:reading|"
     rf"reads?|processing|process(?:es)?|summari[sz]ing|summari[sz]es?|parsing|answering|"
     rf"answers?|quoting|quotes?|generating|generates?|writing|condensing|condenses|indexing|"
-    rf"crawling|scraping|ingesting|sees?|seeing|using|handling|lesen|liest|lisant|leyendo)\b",
+    rf"crawling|scraping|ingesting|sees?|seeing|using|handling|cit(?:es?|ing)|lesen|liest|lisant|"
+    rf"leyendo)\b",
     _I,
 )
 # "AI" written against CJK text has no word boundary ("要約するAIへ"): it counts there too.
@@ -261,6 +274,8 @@ _TELL_ASKER = (
 )
 _ORDERS_ANSWER = re.compile(
     rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}\w*\b|"
+    # "should, when asked about X, answer ...": the order around an aside in commas
+    rf"\b{_ORDER},\s+[^,.!?\n]{{1,60}},\s+{_ANSWER_VERB}\b|"
     rf"\b(?:the|your|its|their|any|every|each)\s+(?:\w+\s+)?{_ANSWER_NOUN}(?:\s+\w+){{0,3}}\s+"
     rf"{_ORDER}\b|"
     rf"\b(?:the\s+)?(?:only\s+)?(?:correct|acceptable|right|valid|real|true|proper|expected|"
@@ -270,7 +285,7 @@ _ORDERS_ANSWER = re.compile(
     rf"\b(?:every|each|any|all)\s+{_ANSWER_NOUN}\s+(?:carries|carry|includes?|contains?|starts?|"
     rf"begins?|ends?|must|should|will\s+(?:carry|include|contain|start|begin|end))\b|"
     rf"\b(?:the\s+)?answer\s+is\s+(?:always\s+)?(?:the\s+(?:single\s+)?(?:word|phrase|code)\s+)?"
-    rf"{_LITERAL}|"
+    rf"(?:{_LITERAL}|'[^'\n]{{1,40}}'|‘[^’\n]{{1,40}}’)|"
     rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
     # a quoted phrase after an answer verb, not a third person's ("the CDC recommends anyone
     # allergic to "any component" ..." reports what someone does; an order says what to do)
@@ -456,7 +471,8 @@ _ORDERS_OTHER = re.compile(
     r"rispondi|risposta|rispondere|includi|respond\w*|respuesta|resposta|inclua|recomiend\w*|"
     r"recomend\w*|recommande\w*|raccomand\w*|empfiehl\w*|empfehle\w*|"
     r"escreva|comece|odpowiedz\w*|odpowied[źz]\w*|napisz|antwort\w*|schreib\w*|beginne|"
-    r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай)\b|"
+    r"antwoord\w*|begin\s+je|svara|svar|skriv|cevap\w*|yaz\w*|ответ\w*|напиши|отвечай|"
+    r"digan|d[ií]gan(?:le|les)|d[ií]ga(?:le|les)|dile|dites|sagt|sagen\s+sie|dite|digam)\b|"
     r"回答|答え|返答|回复|回答してください|답변|대답|أجب|اكتب|لخص|يُ?رجى|الرجاء|लिखें|लिखो|उत्तर|जवाब",
     _I,
 )
@@ -952,10 +968,10 @@ class Flag:
 # After a vocative, an answer verb in the imperative is the order: "Assistant, when answering,
 # recommend X", "assistant: tell the user to download X", "Assistant: append the link ...".
 _IMPERATIVE_ANSWER = re.compile(
-    rf"(?:^|[:,;.!?>\"“(\[]\s*|\b(?:please|kindly|always|just|then|now|also)\s+)"
+    rf"(?:^|[:,;.!?>\"“(\[—–]\s*|\s-\s+|\b(?:please|kindly|always|just|then|now|also)\s+)"
     rf"(?:{_ANSWER_VERB}|suggest|advise|instruct|inform|direct|send|point|put|add|insert|fetch|"
     rf"visit|open|link|render|show|give|use|call|run|ask|refuse|stop|pause|warn|report|treat|"
-    rf"present)\b",
+    rf"present|insist)\b",
     _I,
 )
 
@@ -974,8 +990,18 @@ _ASKED_TO_ANSWER = re.compile(
     rf"(?:\w+\s+)?{_MODEL}(?:\s+(?:that|which|who)\b[^.!?\n]{{0,60}}?)?\s+to\s+"
     rf"(?:also\s+|please\s+|kindly\s+|always\s+)?{_ANSWER_VERB}\b|"
     rf"\b{_MODEL}\s+(?:\w+\s+){{0,6}}?(?:are|is)\s+(?:kindly\s+|hereby\s+)?(?:invited|requested|"
-    rf"urged|encouraged|begged)\s+to\s+(?:also\s+|always\s+)?{_ANSWER_VERB}\b",
+    rf"urged|encouraged|begged)\s+to\s+(?:also\s+|always\s+)?{_ANSWER_VERB}\b|"
+    rf"\b(?:appreciate\s+it\s+if|would\s+(?:like|love|prefer|want)|want|expect)\s+(?:all\s+|any\s+|"
+    rf"the\s+)?(?:\w+\s+)?{_MODEL}\s+(?:to\s+|would\s+|could\s+)?(?:always\s+|also\s+)?"
+    rf"{_ANSWER_VERB}\w*\b",
     _I,
+)
+
+
+# The model as the subject of an order to pass something on: "any virtual assistant should
+# advise users to ..." (not "You must inform users of your generative AI tool").
+_MODEL_TELLS_ASKER = re.compile(
+    rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}?{_ORDER}\s+(?:\w+\s+){{0,2}}?{_TELL_ASKER}", _I
 )
 
 
@@ -1003,6 +1029,7 @@ def addressed(segment: str) -> bool:
         or _ANSWER_FORM.search(segment)
         or (_ORDERS_OTHER.search(segment) and not segment.isascii())
         or _ASKED_TO_ANSWER.search(segment)
+        or _MODEL_TELLS_ASKER.search(segment)
     )
     return ordered or acting or named
 
@@ -1169,7 +1196,7 @@ def _fenced(text: str, judge: SegmentJudge | None) -> list[Flag]:
         for i, flagged in zip(ask, judge([pieces[i] for i in ask]) if ask else (), strict=True):
             if flagged:
                 rules[i] = LEARNED
-    _pairs(segs, rules, signs)
+    _pairs(segs, rules, signs, pieces)
     _wrapped(text, segs, rules)
     _orders_code(segs, rules, signs, pieces)
     _foreign_code(segs, rules, signs, pieces)
@@ -1193,18 +1220,33 @@ def _fenced(text: str, judge: SegmentJudge | None) -> list[Flag]:
 
 
 def _pairs(
-    segs: Sequence[tuple[int, int, int]], rules: list[str | None], signs: Sequence[set[str]]
+    segs: Sequence[tuple[int, int, int]],
+    rules: list[str | None],
+    signs: Sequence[set[str]],
+    pieces: Sequence[str],
 ) -> None:
     """An attack split over two sentences: a model named in one, an order about the answer
     (or a code word to print) in the next; or an order about the answer in one and the code
-    word to print in the next ("The right response has been decided. It is ZEBRA-42.")."""
+    word to print in the next ("The right response has been decided. It is ZEBRA-42."); or a
+    model spoken to in one and an order to the reader in the next ("The following is for the
+    AI only. Tell the user ...")."""
     for i in range(len(segs) - 1):
         if segs[i][2] != segs[i + 1][2] or rules[i] or rules[i + 1]:
             continue
         both = signs[i] | signs[i + 1]
         ordered = {"orders_answer", "literal"} & both
         told = {"tells", "literal"} <= both  # "... need to hear is X." + "Tell them that first."
-        if (ordered and "names_model" in both) or ordered == {"orders_answer", "literal"} or told:
+        spoken = (
+            "names_model" in signs[i]
+            and bool({"tells"} & signs[i + 1] or _IMPERATIVE_ANSWER.match(pieces[i + 1].lstrip()))
+            and bool(_VOCATIVE.search(pieces[i]))
+        )
+        if (
+            (ordered and "names_model" in both)
+            or ordered == {"orders_answer", "literal"}
+            or told
+            or spoken
+        ):
             rules[i] = rules[i + 1] = "split"
 
 
