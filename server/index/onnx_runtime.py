@@ -75,8 +75,6 @@ class Graph:
             for i, row in zip(batch, self._session.run(None, feed)[0], strict=True):
                 rows[i] = row
             start = end
-        if not rows:
-            return np.zeros((0, 0), dtype=np.float32)
         return np.asarray(np.stack([rows[i] for i in range(len(order))]), dtype=np.float32)
 
 
@@ -98,15 +96,14 @@ def fingerprint(folder: Path, output: str) -> str:
     return digest.hexdigest()[:24]
 
 
-def _export(model: Any, output: str, target: Path) -> tuple[str, ...]:
-    """Trace `model` (a SentenceTransformer or CrossEncoder) to `target`; returns its inputs.
+def _export(model: Any, names: Sequence[str], output: str, target: Path) -> None:
+    """Trace `model` (a SentenceTransformer or CrossEncoder) with its inputs `names` to `target`.
 
     The example batch is two texts of different lengths, so padding is in it and the traced
     graph applies the attention mask (a batch without padding lets transformers drop it)."""
     import torch
 
     example = model.preprocess(["alpha beta gamma delta epsilon", "alpha"])
-    names = tuple(k for k in INPUTS if k in example)
 
     class Wrapper(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -143,7 +140,6 @@ def _export(model: Any, output: str, target: Path) -> tuple[str, ...]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return names
 
 
 def _session(path: Path) -> Any:
@@ -165,14 +161,15 @@ def accelerate(
     cache: Path,
     probe: Callable[[Callable[[dict[str, Any]], np.ndarray]], float],
     tolerance: float,
-    batch: int = 32,
-    slack: float = 0.75,
+    batch: int,
+    slack: float,
 ) -> Graph:
     """The ONNX graph of `model` (loaded from `folder`) for its `output` key ("sentence_embedding",
     "scores"), exported once into `cache`.
 
     `probe(run)` returns the largest absolute difference between torch and `run` on the caller's
-    probe inputs; above `tolerance` the graph is refused. Raises GraphUnavailable with the reason.
+    probe inputs; above `tolerance` the graph is refused. `batch` and `slack` shape its passes
+    (`Graph`). Raises GraphUnavailable with the reason.
     """
     try:
         import onnxruntime  # noqa: F401
@@ -187,7 +184,7 @@ def accelerate(
         except Exception:  # a damaged file (a disk error, a copy cut short): export it again
             session = None
         if session is None:
-            names = _export(model, output, target)
+            _export(model, names, output, target)
             log.info("exported %s to %s", folder, target)
             session = _session(target)
         graph = Graph(session, names, batch, slack)

@@ -1238,7 +1238,7 @@ def _pairs(
         told = {"tells", "literal"} <= both  # "... need to hear is X." + "Tell them that first."
         spoken = (
             "names_model" in signs[i]
-            and bool({"tells"} & signs[i + 1] or _IMPERATIVE_ANSWER.match(pieces[i + 1].lstrip()))
+            and ("tells" in signs[i + 1] or bool(_IMPERATIVE_ANSWER.match(pieces[i + 1].lstrip())))
             and bool(_VOCATIVE.search(pieces[i]))
         )
         if (

@@ -99,8 +99,8 @@ def test_a_graph_that_disagrees_with_torch_is_refused(tmp_path: Path) -> None:
     folder = build_tiny_bert(tmp_path / "tiny")
     model = SentenceTransformer(str(folder), device="cpu")
     with pytest.raises(GraphUnavailable, match=r"differ by 1\.00e-02"):
-        accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 0.01, 1e-4)
-    accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 1e-5, 1e-4)
+        accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 0.01, 1e-4, 32, 0.75)
+    accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 1e-5, 1e-4, 32, 0.75)
 
 
 def test_no_onnxruntime_means_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,7 +110,7 @@ def test_no_onnxruntime_means_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     model = SentenceTransformer(str(folder), device="cpu")
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(GraphUnavailable, match="onnxruntime is not installed"):
-        accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 0.0, 1e-4)
+        accelerate(model, folder, "sentence_embedding", tmp_path, lambda run: 0.0, 1e-4, 32, 0.75)
     assert not list(tmp_path.glob("*.onnx"))
 
 
