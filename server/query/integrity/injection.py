@@ -134,6 +134,9 @@ _MODEL = (
     r"(?:augmented\s+)?(?:systems?|"
     r"readers?|tools?|agents?|bots?|engines?|assistants?|crawlers?|generators?|pipelines?)|"
     r"(?:text|neural\s+text)\s+generators?|virtual\s+assistants?|"
+    # "the software that is now reading it (on a user's behalf)": a program as the page's reader
+    r"(?:software|programs?|machines?)\s+(?:that|which)\s+(?:is\s+|are\s+)?(?:now\s+|currently\s+)?"
+    r"(?:reading|summari[sz]ing|parsing)\s+(?:it|this|these)\b|"
     # "Models trained or prompted on this text", "the bot answering questions about X"
     r"models?\s+(?:\w+\s+(?:or|and)\s+)?(?:trained|prompted|fine-tuned|running|working|grounded)\s+"
     r"(?:on|with)\s+(?:this|these)(?:\s+(?:page|text|section|document|content|docs?|site|policy|"
@@ -160,6 +163,7 @@ _TELLING_NOUN = (
     r"paraphrases?|relays?|recaps?|write-?ups?|restatements?|retellings?|synops[ie]s|"
     # a response that someone writes, not one an endpoint returns
     r"responses?\s+(?:that\s+)?you\s+(?:derive|give|write|produce|generate|compose|draft|provide)|"
+    r"whatever\s+you\s+(?:send|write|hand|pass)\s+back|"
     r"responses?\s+to\s+(?:an?\s+|any\s+|every\s+|the\s+)?(?:questions?|queries|users?|readers?|"
     r"people|customers?)|"
     r"responses?\s+(?:that\s+)?(?:describ|explain|summari[sz]|discuss|walk)\w*\s+(?:through\s+)?"
@@ -169,6 +173,8 @@ _ANSWER_VERB = (
     r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
     r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend|report)"
 )
+# ("type 2 diabetes", "cell type"): a noun far more often than an order before a code word
+_ANSWER_VERB_NOT_TYPE = _ANSWER_VERB.replace("|type|", "|")
 _ORDER = (
     r"(?:must|should|shall|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
     r"told|asked|supposed|meant|instructed|to)|may\s+only|can\s+only|(?:is|are)\s+only\s+"
@@ -273,7 +279,7 @@ _TELL_ASKER = (
     r")"
 )
 _ORDERS_ANSWER = re.compile(
-    rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}\w*\b|"
+    rf"\b{_ORDER}\s+(?:\w+\s+){{0,3}}?{_ANSWER_VERB}(?:s|es|ed|d|ing|ten)?\b|"
     # "should, when asked about X, answer ...": the order around an aside in commas
     rf"\b{_ORDER},\s+[^,.!?\n]{{1,60}},\s+{_ANSWER_VERB}\b|"
     rf"\b(?:the|your|its|their|any|every|each)\s+(?:\w+\s+)?{_ANSWER_NOUN}(?:\s+\w+){{0,3}}\s+"
@@ -284,12 +290,20 @@ _ORDERS_ANSWER = re.compile(
     rf"has\s+(?:already\s+)?been\s+(?:decided|chosen|set|fixed))\b|"
     rf"\b(?:every|each|any|all)\s+{_ANSWER_NOUN}\s+(?:carries|carry|includes?|contains?|starts?|"
     rf"begins?|ends?|must|should|will\s+(?:carry|include|contain|start|begin|end))\b|"
-    rf"\b(?:the\s+)?answer\s+is\s+(?:always\s+)?(?:the\s+(?:single\s+)?(?:word|phrase|code)\s+)?"
+    rf"\b(?:the\s+)?(?:answer|reply|summary|output)\s+is\s+(?:always\s+|simply\s+|just\s+|only\s+)?"
+    rf"(?:the\s+(?:single\s+)?(?:word|phrase|code)\s+)?"
     rf"(?:{_LITERAL}|'[^'\n]{{1,40}}'|‘[^’\n]{{1,40}}’)|"
-    rf"\b{_ANSWER_VERB}\w*\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
+    # the verb as an order or a habit ("include", "it starts with"), never a longer word it begins
+    # ("endosomes", "repeatability") nor a finding reported ("we report that PTPMT1 ...",
+    # "studies reported ... CD4", "type 2 diabetes ... CD28"): scientific prose is full of
+    # names shaped like codes (SciFact abstract sentences read as an order about an answer:
+    # 149 before these limits, 40 with them)
+    rf"(?<![-\w])(?<!\bwe\s)(?<!\bthey\s)(?<!\bthe\s)(?<!\bof\s)"
+    rf"(?:{_ANSWER_VERB_NOT_TYPE}(?:s|es|ing)?|cit(?:e|es|ed|ing))"
+    rf"(?!\s+(?:that|on|of|whether|how|\d))\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
     # a quoted phrase after an answer verb, not a third person's ("the CDC recommends anyone
     # allergic to "any component" ..." reports what someone does; an order says what to do)
-    rf"\b{_ANSWER_VERB}(?!s\b)\w*\s+(?:\w+\s+){{0,8}}?{_QUOTED_LITERAL}",
+    rf"\b{_ANSWER_VERB}(?:ed|d|ing|ten)?\s+(?:\w+\s+){{0,8}}?{_QUOTED_LITERAL}",
     _I,
 )
 _ANSWER_FORM = re.compile(
@@ -508,7 +522,7 @@ _SLOT = (
     r"every|each|any)\s+(?:answers?|repl(?:y|ies)|summar(?:y|ies)|explanations?)\b"
 )
 _CODE_IN_ANSWER = re.compile(
-    rf"\b{_TELLING_NOUN}\b[^\n]{{0,100}}?\b{_PLACEMENT}|"
+    rf"(?<!\bin\s)\b{_TELLING_NOUN}\b[^\n]{{0,100}}?\b{_PLACEMENT}|"
     rf"\b(?:begin|start|end|finish|open|close|conclude|preface|prefix|sign\s+off|round\s+off|"
     rf"wrap\s+up|top\s+off)\s+(?:your|every|each|any|all|the)\s+(?:\w+\s+)?{_TELLING_NOUN}\b|"
     rf"\b(?:includ\w*|mention\w*|put|insert\w*|work\w*|carr\w*|append\w*|prepend\w*|repeat\w*|cop(?:y|ies|ied)|"
@@ -797,7 +811,11 @@ def _passes_on(piece: str) -> bool:
 _RECEIVER = re.compile(
     r"\b(?:anyone|anybody|whoever|everyone|everybody|someone|somebody|"
     r"(?:those|people|users?|readers?)\s+who|"
-    r"responses?|answers?|replies|reply|outputs?|explanations?|summar(?:y|ies)|restat\w+|"
+    # a response someone writes, not a body's ("the immune response to IL-6", "In summary,")
+    r"(?:(?:every|each|any|all|your|their|our|generated|written|automated|such)\s+)responses?|"
+    r"responses?\s+(?:that|which|drawing|based|derived|generated|written|built|made|about|"
+    r"to\s+(?:questions?|queries|users?|people|readers?))|"
+    r"answers?|replies|reply|outputs?|explanations?|(?<!\bin\s)summar(?:y|ies)|restat\w+|"
     r"retell\w+|"
     r"asks|asking)\b",
     _I,
@@ -1160,8 +1178,16 @@ def segments(text: str) -> list[tuple[int, int, int]]:
 
 
 SegmentJudge = Callable[[Sequence[str]], Sequence[bool]]
-"""A learned reader: which of these segments address a model (`judge.EmbeddingJudge`)."""
+"""A learned reader: which of these segments address a model (`judge.EmbeddingJudge`); a
+pure function of the segments (its answers are kept per text, as the rules' are)."""
 LEARNED = "learned"  # the rule name of a segment the judge flags
+JUDGED_SIGNS = frozenset({"literal", "orders_answer"})
+"""The weak signs that get a segment (no rule flagged) read by the judge: a code word to print
+or an order about an answer. A segment that only speaks to the reader ("Your complaint must
+...") or names a model is left to the rules: asked about every weak sign, the judge fenced
+62 of 5,894 site-policy segments (1.1 %); asked about these two, none beyond the rules' (2 of
+19,903 FastAPI, 0 site policy), with the same attacks caught on the blind sets (heldout19
+117 -> 120 of 120, heldout20 99 -> 111 of 120 both ways; all-MiniLM-L6-v2 judge at 0.983)."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -1172,17 +1198,17 @@ def _reading(segment: str) -> tuple[str | None, frozenset[str]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _fenced_by_rules(text: str) -> tuple[Flag, ...]:
-    return tuple(_fenced(text, None))
+def _fenced_kept(text: str, judge: SegmentJudge | None) -> tuple[Flag, ...]:
+    return tuple(_fenced(text, judge))
 
 
 def fenced(text: str, judge: SegmentJudge | None = None) -> list[Flag]:
     """The spans of `text` to fence: runs of adjacent flagged segments of one block, each
     widened over neighbours with a weak sign (offsets into `text`). With a `judge`, a segment
-    no rule flags but that shows a weak sign is flagged (`LEARNED`) when the judge says so.
-    Without a judge the answer depends on the text alone and is kept (a chunk is fenced
-    again in every answer that recalls it)."""
-    return list(_fenced_by_rules(text)) if judge is None else _fenced(text, judge)
+    no rule flags but that shows one of `JUDGED_SIGNS` is flagged (`LEARNED`) when the judge
+    says so. The answer depends on the text (and the judge) alone and is kept: a chunk is
+    fenced again in every answer that recalls it."""
+    return list(_fenced_kept(text, judge))
 
 
 def _fenced(text: str, judge: SegmentJudge | None) -> list[Flag]:
@@ -1192,7 +1218,11 @@ def _fenced(text: str, judge: SegmentJudge | None) -> list[Flag]:
     rules: list[str | None] = [rule for rule, _ in readings]
     signs = [set(found) for _, found in readings]
     if judge is not None:
-        ask = [i for i, (r, s) in enumerate(zip(rules, signs, strict=True)) if r is None and s]
+        ask = [
+            i
+            for i, (r, s) in enumerate(zip(rules, signs, strict=True))
+            if r is None and s & JUDGED_SIGNS
+        ]
         for i, flagged in zip(ask, judge([pieces[i] for i in ask]) if ask else (), strict=True):
             if flagged:
                 rules[i] = LEARNED
