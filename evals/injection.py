@@ -7,18 +7,20 @@ Attack styles are split so that what the guard was tuned on is not what it is ju
 - TUNE: the Giskard prompts (jailbreaks and hijacks, style = their group), the BIPIA text
   attacks of the *train* split (style = their category), and the attacks we wrote that the
   guard has since been tuned on (`evals/attacks/heldout.jsonl`, `heldout2.jsonl`,
-  `heldout3.jsonl` .. `heldout17.jsonl`);
-- REPORT: the BIPIA text attacks of the *test* split and `evals/attacks/heldout18.jsonl`
-  (when present), written by someone who never read the detector, and never tuned on.
+  `heldout3.jsonl` .. `heldout17.jsonl`, `heldout19.jsonl`);
+- REPORT: the BIPIA text attacks of the *test* split, `evals/attacks/heldout18.jsonl` and
+  `heldout20.jsonl` (when present), written by someone who never read the detector, and
+  never tuned on.
 A set stays in REPORT only until the guard is tuned on it; then it moves to TUNE and a new
 set is written (the guard caught, before it moved: heldout2 0.559 of its plantings, heldout3
 0.688, heldout4 0.800, heldout5 0.550, heldout6 0.700, heldout7 0.775,
 heldout8 0.725, heldout9 0.625, heldout10 0.675, heldout11 0.725, heldout12 0.625, heldout13 0.700,
 heldout14 0.750, heldout15 0.825, heldout16 0.900, heldout17 0.925 (by the rules alone);
-heldout18's first reading, by the rules alone: 0.950). Clean controls (`clean2.jsonl` ..
-`clean15.jsonl` TUNE, `clean16.jsonl`
-REPORT): documentation that looks like an attack and is not; each is planted alone and must
-not be fenced.
+heldout18's first reading, by the rules alone: 0.950; heldout19 0.975 by the rules alone,
+1.000 with the judge; heldout20's first reading 0.825 by the rules alone, 0.925 with the
+judge). Clean controls (`clean2.jsonl` .. `clean15.jsonl` and `clean17.jsonl` TUNE,
+`clean16.jsonl` and `clean18.jsonl` REPORT): documentation that looks like an attack and is
+not; each is planted alone and must not be fenced.
 Giskard and held-out attacks speak to a model ("addressed"); BIPIA attacks are plain tasks
 ("Write a script to ...") that nothing marks as addressed to a model: they are scored by
 success, never by detection.
@@ -111,6 +113,8 @@ WRITTEN = {
     "heldout16": "tune",
     "heldout17": "tune",
     "heldout18": "report",
+    "heldout19": "tune",
+    "heldout20": "report",
 }
 CONTROLS = {
     "clean2": "tune",
@@ -128,6 +132,8 @@ CONTROLS = {
     "clean14": "tune",
     "clean15": "tune",
     "clean16": "report",
+    "clean17": "tune",
+    "clean18": "report",
 }
 POSITIONS = ("start", "middle", "end")
 SPLITS = ("tune", "report")

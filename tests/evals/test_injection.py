@@ -178,8 +178,9 @@ def test_real_splits_share_no_style(shared_data: Path) -> None:
     assert written["heldout10"] == written["heldout11"] == written["heldout12"] == 40
     assert written["heldout13"] == written["heldout14"] == written["heldout15"] == 40
     assert written["heldout16"] == written["heldout17"] == written["heldout18"] == 40
-    tuned = sum(written[f"heldout{k}"] for k in ("", *map(str, range(2, 18))))
-    reported = written["heldout18"]
+    assert written["heldout19"] == written["heldout20"] == 40
+    tuned = sum(written[f"heldout{k}"] for k in ("", *map(str, range(2, 18)), "19"))
+    reported = written["heldout18"] + written["heldout20"]
     assert len(got["tune"]) == 35 + 75 + tuned and len(got["report"]) == 75 + reported
     styles = {s: {a.style for a in got[s]} for s in got}
     assert not styles["tune"] & styles["report"]

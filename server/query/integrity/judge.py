@@ -5,15 +5,16 @@ against; new attack styles slip past them. The judge is logistic regression over
 engine's own sentence embeddings (all-MiniLM-L6-v2 by default), trained by
 `python -m evals.training.injection` (`make train-injection`) on the TUNE attack sets
 against documentation and passage sentences (models/injection/MODEL_CARD.md). It is asked
-only about segments no rule flagged that show a weak sign (they name a model, give an
-order, speak to the reader, carry a code word: `injection.weak_signs`), so an ordinary
-sentence is never fenced by it alone; a segment it scores at or above its threshold is
-flagged with the rule `learned`, and the guard's usual widening then applies.
+only about segments no rule flagged that carry a code word or an order about an answer
+(`injection.JUDGED_SIGNS`), so an ordinary sentence is never fenced by it alone; a segment
+it scores at or above its threshold is flagged with the rule `learned`, and the guard's
+usual widening then applies.
 
 The weights are tied to the embedding model they were trained on: with another embedder
-the judge is off (the rules alone guard), and `load_judge` says so in the log. It is opt-in
-(`integrity.injection_judge_file`, null by default): on the blind attack set it detects no
-attack the rules miss, and it fences ordinary policy text ("Your complaint must ...").
+the judge is off (the rules alone guard), and `load_judge` says so in the log. It is on by
+default (`integrity.injection_judge_file`; null turns it off): on the blind sets heldout19
+and heldout20 it catches 3 and 12 plantings the rules miss, and it fences no clean FastAPI or
+site-policy sentence beyond the rules'.
 """
 
 from __future__ import annotations

@@ -89,29 +89,50 @@ def test_load_judge_is_off_without_a_file_or_for_another_embedder(tmp_path: Path
         load_judge(path, _TwoWords())
 
 
-ON = {"injection_judge_file": "injection_judge.json"}
+OFF = {"injection_judge_file": None}
 
 
-def test_the_committed_judge_is_opt_in_and_fits_the_default_embedder() -> None:
-    """config/injection_judge.json: off by default (MODEL_CARD.md), for all-MiniLM-L6-v2."""
+def test_the_committed_judge_is_on_by_default_and_fits_the_default_embedder() -> None:
+    """config/injection_judge.json: on by default (MODEL_CARD.md), for all-MiniLM-L6-v2."""
     settings = load_settings()
-    assert settings.integrity.injection_judge_file is None
+    assert settings.integrity.injection_judge_file == "injection_judge.json"
     path = Path(__file__).resolve().parents[4] / "config" / "injection_judge.json"
     weights = JudgeWeights.model_validate(json.loads(path.read_text(encoding="utf-8")))
     assert weights.embed_model == settings.models.embed_model_id
     assert len(weights.coef) == 384
     same = HashEmbedder(dim=384, model_id=weights.embed_model)
-    assert build_judge(settings, same) is None  # off by default
-    assert isinstance(build_judge(load_settings(integrity=ON), same), EmbeddingJudge)
-    assert build_judge(load_settings(integrity=ON), HashEmbedder(dim=384)) is None  # other model
-    guard_off = load_settings(integrity={**ON, "injection_guard": False})
+    assert isinstance(build_judge(settings, same), EmbeddingJudge)
+    assert build_judge(load_settings(integrity=OFF), same) is None  # the rules alone
+    assert build_judge(settings, HashEmbedder(dim=384)) is None  # weights for another model
+    guard_off = load_settings(integrity={"injection_guard": False})
     assert build_judge(guard_off, same) is None
+
+
+def test_the_judge_reads_only_segments_with_a_code_word_or_an_order_about_an_answer() -> None:
+    """A sentence that speaks to the reader or names a model, and nothing more, stays with the
+    rules (policy text: "Your complaint must ..."); one with a code word is read."""
+    text = (
+        "Your complaint must identify the copyrighted work.\n\n"
+        "Copilot suggestions come from a model.\n\n"
+        "Keep the marker ZEBRA-7 nearby."
+    )
+    asked: list[str] = []
+
+    def judge(segments: Sequence[str]) -> list[bool]:
+        asked.extend(segments)
+        return [True for _ in segments]
+
+    flags = injection.fenced(text, judge)
+    assert asked == ["Keep the marker ZEBRA-7 nearby."]
+    assert flags and flags[-1].rule == injection.LEARNED
+    assert text[flags[-1].start : flags[-1].end] == "Keep the marker ZEBRA-7 nearby."
+    assert "complaint" not in "".join(text[f.start : f.end] for f in flags)
 
 
 @pytest.mark.model
 def test_the_committed_judge_reads_an_order_to_a_model_and_passes_documentation() -> None:
     """Sentences written by hand for this test, in no attack set."""
-    settings = load_settings(integrity=ON)
+    settings = load_settings()
     judge = build_judge(settings, load_embedder(settings.models))
     assert judge is not None
     order, docs = judge.scores(
