@@ -126,7 +126,8 @@ _MODEL = (
     r"generative\s+(?:ai\s+)?(?:models?|systems?|tools?|engines?)|"
     r"(?:the\s+)?models?\s+(?:that\s+is\s+)?(?:generating|writing|producing|reading|answering|"
     r"summari[sz]ing|processing)|"
-    r"ki(?:-\w+)?|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|ia\b|"
+    # German "KI" (AI), not the "Ki-67" marker or the inhibition constant "Ki" of biology
+    r"(?-i:KI)(?!-?\d)(?:-\w+)?|(?-i:Ki-[A-ZÄÖÜ])\w*|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|ia\b|"
     r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia|"
     # readers of the page that are programs: answer engines, retrieval systems, copilots ...
     r"answer[\s-]+engines?|copilots?|(?:retrieval|rag|search|summary|summari[sz]ation|indexing|"
@@ -1323,27 +1324,71 @@ def _orders_code(
 
 
 # English function words: a prose sentence of an English page uses some in every dozen words.
+# The second line adds words a terse scientific sentence still uses ("Deleting SIR2 shortens
+# RLS, while increased gene dosage causes extension."), none of them a common word of another
+# language the guard reads ("we", "over", "under", "also", "die", "so" and "no" are).
 _ENGLISH_WORDS = (
     "the a an of to and or is are was be in on for with that this it as by at from you your "
-    "not can will if when which what how all any each"
+    "not can will if when which what how all any each "
+    "while but than has have were been its their these those into between before both more "
+    "such only other who whose our they may should would could there then does did about "
+    "through without within"
 )
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
+# Function words of the other languages in Latin script the guard reads (German, French,
+# Spanish, Italian, Portuguese, Dutch, the Scandinavian languages, Polish, Czech, Finnish,
+# Hungarian, Romanian, Turkish, Indonesian, Swahili), none of them an English word: a sentence
+# with neither these nor English ones nor an accented letter ("Fc gamma receptor I antibodies
+# significantly reversed CRP-mediated IL-10 inhibition.") is terse, not foreign.
+_FOREIGN_WORDS = (
+    "de en als aan "
+    "der das und ist nicht ein eine einen dem den mit von zu für auf sie wird werden oder auch "
+    "le les des et est une du dans pas que qui sur avec vous sont ce cette "
+    "el los las y es por para una con lo del se su sus al como pero más "
+    "il di che non per gli della delle nel sono questo questa anche "
+    "os um uma não para com ao pela pelo você são "
+    "het een van niet voor ook zijn wordt naar bij deze dat "
+    "och att är för som inte med på av ett det jag og ikke af til er "
+    "jest nie się że oraz dla jak tak są być "
+    "je že jsou jako "
+    "ja ei että kun tai sekä mutta ovat "
+    "és az hogy nem egy "
+    "și în cu pe nu sau sunt "
+    "ve bir bu için ile gibi olarak "
+    "dan yang untuk dengan ini itu adalah "
+    "na ya wa kwa ni"
+)
+_FOREIGN = frozenset(_FOREIGN_WORDS.split()) - _ENGLISH
+# A Latin letter with a diacritic (õ, ų, ß, é ...): with no English function word beside it,
+# the sentence is in another language, whichever (Estonian and Lithuanian are in no list here).
+_ACCENTED = re.compile(r"[À-ÖØ-öø-ɏ]")
+# A lower-case word with digits for letters ("wr171ng", "4n5w3r"; not "IL-6" or "CD4").
+_LEET = re.compile(r"(?=[a-z0-9']*[a-z])(?=[a-z0-9']*\d)[a-z0-9']{3,}")
 _FOREIGN_SHARE = 0.5  # below this share of a page's prose segments, English is not its language
 
 
 def _english(piece: str) -> bool | None:
     """True for an English sentence, False for one in another language, None when too short
-    to tell (fewer than 6 lower-case words) or when it is not prose (code, a table row)."""
+    to tell (fewer than 6 lower-case words), when it is not prose (code, a table row) or when it
+    has the function words of neither (terse scientific prose)."""
     letters = [c for c in piece if c.isalpha()]
     if len(letters) < 20 or re.search(r"[={}<>|]|^\s*(?:#|//|--|\$)", piece):
         return None
-    if sum(c.isascii() for c in letters) < 0.5 * len(letters):
+    tokens = re.findall(r"[\w']+", piece)
+    # mostly another script, or letters written as digits ("4n5w3r fr0m 7h15 p463")
+    leet = len([t for t in tokens if _LEET.fullmatch(t)]) >= max(3, 0.25 * len(tokens))
+    if leet or sum(c.isascii() for c in letters) < 0.5 * len(letters):
         return False
     # lower-case words, accented ones included: titles and menus say little
     words = [w for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", piece) if w[0].islower()]
     if len(words) < 6:
         return None
-    return sum(w.lower() in _ENGLISH for w in words) >= 0.08 * len(words)
+    lowered = [w.lower() for w in words]
+    if sum(w in _ENGLISH for w in lowered) >= 0.08 * len(words):
+        return True
+    if _ACCENTED.search(piece) or sum(w in _FOREIGN for w in lowered) >= 0.08 * len(words):
+        return False
+    return None
 
 
 def _foreign_code(
