@@ -122,12 +122,14 @@ _MODEL = (
     r"(?:(?:large\s+)?language[\s-]+models?|llms?|gpts?|chat\s?gpt|chat[\s-]?bots?|"
     r"(?:ai|a\.i\.|llm|gpt|virtual|digital|automated|chat)[\s-]+(?:assistants?|assistenten|summari[sz]ers?|"
     r"summari[sz]ation\s+tools?|tools?|readers?|models?|systems?|agents?|helpers?|bots?|"
-    r"crawlers?|writers?|answerers?|responders?)|ai\b|a\.i\.|(?:ai[\s-]+)?summari[sz]ers?|"
+    r"crawlers?|writers?|answerers?|responders?)|ai\b(?!-?\d)|a\.i\.|(?:ai[\s-]+)?summari[sz]ers?|"
     r"generative\s+(?:ai\s+)?(?:models?|systems?|tools?|engines?)|"
     r"(?:the\s+)?models?\s+(?:that\s+is\s+)?(?:generating|writing|producing|reading|answering|"
     r"summari[sz]ing|processing)|"
     # German "KI" (AI), not the "Ki-67" marker or the inhibition constant "Ki" of biology
-    r"(?-i:KI)(?!-?\d)(?:-\w+)?|(?-i:Ki-[A-ZÄÖÜ])\w*|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|ia\b|"
+    r"(?-i:KI)(?!-?\d)(?:-\w+)?|(?-i:Ki-[A-ZÄÖÜ])\w*|sprachmodell\w*|mod[eè]les?\s+de\s+langag\w*|"
+    # French/Spanish "IA" (AI), not "IA-2" or the MHC "class Ia" of biology
+    r"(?-i:IA|ia)\b(?!-?\d)|"
     r"modelos?\s+de\s+lenguaje|asistentes?\s+de\s+ia|assistente\s+(?:di|de)\s+ia|"
     # readers of the page that are programs: answer engines, retrieval systems, copilots ...
     r"answer[\s-]+engines?|copilots?|(?:retrieval|rag|search|summary|summari[sz]ation|indexing|"
@@ -301,7 +303,8 @@ _ORDERS_ANSWER = re.compile(
     # 149 before these limits, 40 with them)
     rf"(?<![-\w])(?<!\bwe\s)(?<!\bthey\s)(?<!\bthe\s)(?<!\bof\s)"
     rf"(?:{_ANSWER_VERB_NOT_TYPE}(?:s|es|ing)?|cit(?:e|es|ed|ing))"
-    rf"(?!\s+(?:that|on|of|whether|how|\d))\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
+    rf"(?!\s+(?:that|on|of|whether|how|have|has|concerning|examining|describing|\d))"
+    rf"\s+(?:\w+\s+){{0,8}}?{_LITERAL_WORD}|"
     # a quoted phrase after an answer verb, not a third person's ("the CDC recommends anyone
     # allergic to "any component" ..." reports what someone does; an order says what to do)
     rf"\b{_ANSWER_VERB}(?:ed|d|ing|ten)?\s+(?:\w+\s+){{0,8}}?{_QUOTED_LITERAL}",

@@ -1028,6 +1028,8 @@ def test_a_model_spoken_to_then_an_order_in_the_next_sentence_is_one_attack() ->
         "IL-6 then fell.",
         "In summary, we identified a signature which includes miR-21. It modulates IL-12.",
         "Studies reported that TRPM7 binds BMP4. The ends of TM-V were mutated in ORF74.",
+        "GAD and IA-2 autoantibody titers were unchanged. Class Ia MHC-deficient mice had "
+        "fewer CD8 cells. Recent reports have documented that CXCR3 is overexpressed.",
     ],
 )
 def test_scientific_prose_with_code_like_names_is_not_fenced(text: str) -> None:
