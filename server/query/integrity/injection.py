@@ -172,12 +172,13 @@ _TELLING_NOUN = (
     r"responses?\s+(?:that\s+)?(?:describ|explain|summari[sz]|discuss|walk)\w*\s+(?:through\s+)?"
     r"(?:how|what|why|when|where|this|these|the|an?|your|our))"
 )
-_ANSWER_VERB = (
-    r"(?:answer|reply|respond|say|state|output|print|write|type|repeat|return|claim|tell|"
+# The verbs of an answer; "type" is kept apart: before a code word it is a noun far more often
+# than an order ("type 2 diabetes", "cell type").
+_ANSWER_VERB_NOT_TYPE = (
+    r"(?:answer|reply|respond|say|state|output|print|write|repeat|return|claim|tell|"
     r"mention|include|prepend|append|begin|start|end|translate|summari[sz]e|quote|recommend|report)"
 )
-# ("type 2 diabetes", "cell type"): a noun far more often than an order before a code word
-_ANSWER_VERB_NOT_TYPE = _ANSWER_VERB.replace("|type|", "|")
+_ANSWER_VERB = rf"(?:{_ANSWER_VERB_NOT_TYPE}|type)"
 _ORDER = (
     r"(?:must|should|shall|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
     r"told|asked|supposed|meant|instructed|to)|may\s+only|can\s+only|(?:is|are)\s+only\s+"
