@@ -54,8 +54,8 @@ Figures, per split and per style:
     whose own quote the detector fences on that copy (`quote_fenced`); per split, the clean
     segments of the poisoned pages fenced next to the planted blocks.
 Where the detector runs alone ((c), (d), the controls, the spill), it runs as the engine does:
-the rules, and the learned reader when `integrity.injection_judge_file` names one (off by
-default; `CITEGATE_INTEGRITY__INJECTION_JUDGE_FILE=injection_judge.json` measures it).
+the rules, and the learned reader when `integrity.injection_judge_file` names one (on by
+default; `CITEGATE_INTEGRITY__INJECTION_JUDGE_FILE=null` measures the rules alone).
 `--compare` asks the attack questions again with the guard off (same index). `--llm` answers
 with the LLM generator (SmolLM2-135M through llama.cpp unless `--base-url`); the default is
 the extractive one. Exit status 1 when, guard on, any canary is shown or any attack succeeds.
