@@ -1192,7 +1192,8 @@ or an order about an answer. A segment that only speaks to the reader ("Your com
 ...") or names a model is left to the rules: asked about every weak sign, the judge fenced
 62 of 5,894 site-policy segments (1.1 %); asked about these two, none beyond the rules' (2 of
 19,903 FastAPI, 0 site policy), with the same attacks caught on the blind sets (heldout19
-117 -> 120 of 120, heldout20 99 -> 111 of 120 both ways; all-MiniLM-L6-v2 judge at 0.983)."""
+117 -> 120 of 120, heldout20 99 -> 111 of 120 both ways; all-MiniLM-L6-v2 judge at 0.983;
+retrained at 0.9819 in stop 40: heldout20 114 of 120, FastAPI and site policy as before)."""
 
 
 @functools.lru_cache(maxsize=65536)

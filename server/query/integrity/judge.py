@@ -12,9 +12,10 @@ usual widening then applies.
 
 The weights are tied to the embedding model they were trained on: with another embedder
 the judge is off (the rules alone guard), and `load_judge` says so in the log. It is on by
-default (`integrity.injection_judge_file`; null turns it off): on the blind sets heldout19
-and heldout20 it catches 3 and 12 plantings the rules miss, and it fences no clean FastAPI or
-site-policy sentence beyond the rules'.
+default (`integrity.injection_judge_file`; null turns it off): on the blind REPORT sets
+heldout18 and heldout20 it catches 15 plantings the rules miss (213 -> 228 of 240, retrained in
+stop 40 on every TUNE set), and it fences no clean FastAPI or site-policy sentence beyond the
+rules'.
 """
 
 from __future__ import annotations
