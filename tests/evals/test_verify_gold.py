@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evals.verify_gold import Heading, enclosing, headings, main, plain
 from server.core.paths import repo_root, shared_data
@@ -174,3 +175,25 @@ def test_the_real_dev_sets_are_clean(
     assert len(rows) >= at_least
     assert sum(not r["answerable"] for r in rows) >= unanswerable
     assert all(len(r["paraphrases"]) == 3 for r in rows)
+
+
+@pytest.mark.needs_data
+@pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is not beside this checkout")
+@pytest.mark.parametrize(
+    ("name", "corpus"),
+    [
+        ("fastapi_blind", "fastapi-docs/docs"),
+        ("github_site_policy_blind", "github-site-policy/docs"),
+    ],
+)
+def test_the_blind_sets_are_clean_and_held_out(
+    name: str, corpus: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = REPO / "evals" / "gold" / f"{name}.jsonl"
+    assert main([str(path), "--corpus", str(DATA / corpus)]) == 0, capsys.readouterr().out
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert (sum(r["answerable"] for r in rows), sum(not r["answerable"] for r in rows)) == (30, 15)
+    split = yaml.safe_load((REPO / "evals" / "splits.yaml").read_text(encoding="utf-8"))
+    entry = split["sets"][name]
+    assert entry["gold"] == f"evals/gold/{name}.jsonl"
+    assert (entry["tune"], entry["report"]) == (None, "all")  # report only: never tuned on
