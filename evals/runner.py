@@ -34,7 +34,14 @@ from server.core.markdown import section_bounds
 from server.core.ports import ChunkStore, Embedder, SparseEncoder
 from server.core.settings import Settings
 from server.query.answer import Engine, answer
-from server.query.engine import build_embedder, build_engine, build_sparse, open_index
+from server.query.engine import (
+    build_embedder,
+    build_engine,
+    build_judge,
+    build_sparse,
+    embed_mask,
+    open_index,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -212,8 +219,11 @@ def prepare(settings: Settings, corpus: Path) -> Engine:
     """Ingest (idempotently) and build the engine over the scratch index."""
     embedder, sparse = build_embedder(settings), build_sparse(settings)
     store = open_scratch(settings, embedder, sparse)
+    mask = embed_mask(settings, build_judge(settings, embedder))
     try:
-        ingest_paths([corpus], settings=settings, embedder=embedder, sparse=sparse, store=store)
+        ingest_paths(
+            [corpus], settings=settings, embedder=embedder, sparse=sparse, store=store, mask=mask
+        )
     finally:
         store.close()
     return build_engine(settings)

@@ -13,6 +13,7 @@ inputs in one batch are embedded once.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,7 +37,7 @@ from server.core.contracts import (
     SourceDoc,
 )
 from server.core.identity import index_hash
-from server.core.ports import ChunkStore, Embedder, SparseEncoder
+from server.core.ports import ChunkStore, Embedder, EmbedMask, SparseEncoder
 from server.core.settings import Settings
 from server.core.text import embed_input, embed_key
 
@@ -113,6 +114,7 @@ class Written(Frozen):
 
 def _vectors(
     pending: list[tuple[SourceDoc, list[Chunk]]],
+    read: Sequence[str],
     *,
     embedder: Embedder,
     store: ChunkStore,
@@ -125,22 +127,31 @@ def _vectors(
     the index identity pins it), and each distinct remaining input is embedded once. Chunks
     never cross sections, so an edit re-embeds only its own section:
     over 40 consecutive real commits of 10 FastAPI pages, 91 % of a changed page's chunks
-    kept their text.
+    kept their text. `read` is each chunk's text as the vectors read it (`EmbedMask`: without
+    the spans the injection guard withholds); a chunk read otherwise than its text is keyed by
+    what was read, so its vector is never reused for the unmasked text or the other way round.
     """
     known: dict[str, list[float]] = {}
     for doc, _ in pending:
         if doc.doc_id in live:
             known.update(store.revision_vectors(doc.doc_id, live[doc.doc_id]))
     chunks = [c for _, cs in pending for c in cs]
-    keys = [embed_key(c.title, c.heading, c.content_hash) for c in chunks]
+    keys = [
+        embed_key(c.title, c.heading, c.content_hash if t is c.text else _digest(t))
+        for c, t in zip(chunks, read, strict=True)
+    ]
     todo = {
-        k: embed_input(c.title, c.heading, c.text)
-        for k, c in zip(keys, chunks, strict=True)
+        k: embed_input(c.title, c.heading, t)
+        for k, c, t in zip(keys, chunks, read, strict=True)
         if k not in known
     }
     if todo:
         known.update(zip(todo, embedder.embed_documents(list(todo.values())), strict=True))
     return [known[k] for k in keys], len(todo)
+
+
+def _digest(text: str) -> str:
+    return "read:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _flush(
@@ -152,6 +163,7 @@ def _flush(
     live: dict[str, str],
     identity: IndexIdentity,
     progress: Progress | None,
+    mask: EmbedMask | None,
 ) -> Written:
     """Embed and write the chunks of several documents in one batch, then flip each one.
 
@@ -159,12 +171,13 @@ def _flush(
     two chunks); each document still flips only after all of its chunks are written.
     """
     chunks = [c for _, cs in pending for c in cs]
-    dense, embedded = _vectors(pending, embedder=embedder, store=store, live=live)
+    read = [mask(c.text) if mask else c.text for c in chunks]
+    dense, embedded = _vectors(pending, read, embedder=embedder, store=store, live=live)
     if chunks:
         store.upsert(
             [
-                ChunkRecord(chunk=c, dense=tuple(v), sparse=sparse.encode_document(c.text))
-                for c, v in zip(chunks, dense, strict=True)
+                ChunkRecord(chunk=c, dense=tuple(v), sparse=sparse.encode_document(t))
+                for c, v, t in zip(chunks, dense, read, strict=True)
             ]
         )
     for doc, cs in pending:
@@ -261,8 +274,10 @@ def ingest_paths(
     rev: str | None = None,
     prune: bool = False,
     progress: Progress | None = None,
+    mask: EmbedMask | None = None,
 ) -> IngestReport:
-    """Ingest files and folders; bad files are reported and skipped, never fatal."""
+    """Ingest files and folders; bad files are reported and skipped, never fatal. `mask`:
+    what the vectors read of each chunk (`EmbedMask`; None: the text as it is)."""
     loads = _path_loads(paths, settings, tags=tags, source_url_prefix=source_url_prefix, rev=rev)
     return ingest_loads(
         loads,
@@ -272,6 +287,7 @@ def ingest_paths(
         store=store,
         prune=prune,
         progress=progress,
+        mask=mask,
     )
 
 
@@ -293,6 +309,7 @@ def ingest_loads(
     store: ChunkStore,
     prune: bool = False,
     progress: Progress | None = None,
+    mask: EmbedMask | None = None,
 ) -> IngestReport:
     """Ingest documents given as (name, loader) pairs; a loader that fails costs its file only."""
     started = time.perf_counter()
@@ -311,6 +328,7 @@ def ingest_loads(
         live=live,
         identity=identity,
         progress=progress,
+        mask=mask,
     )
     seen: set[str] = set()
     written: list[Written] = []
@@ -392,12 +410,15 @@ def ingest_uploads(
     store: ChunkStore,
     tags: Sequence[str] = (),
     rev: str | None = None,
+    mask: EmbedMask | None = None,
 ) -> IngestReport:
     """Uploaded files in one run: each bad file is listed in `failures`, the rest go in."""
     loads = [
         (name[:200], partial(_upload_load, name, data, settings, tags, rev)) for name, data in files
     ]
-    return ingest_loads(loads, settings=settings, embedder=embedder, sparse=sparse, store=store)
+    return ingest_loads(
+        loads, settings=settings, embedder=embedder, sparse=sparse, store=store, mask=mask
+    )
 
 
 @dataclass(frozen=True)
@@ -408,6 +429,7 @@ class StoreIngestor:
     embedder: Embedder
     sparse: SparseEncoder
     store: ChunkStore
+    mask: EmbedMask | None = None  # what the vectors read of a chunk (`EmbedMask`)
 
     def upload(
         self, files: Sequence[tuple[str, bytes]], *, tags: Sequence[str], rev: str | None
@@ -420,6 +442,7 @@ class StoreIngestor:
             store=self.store,
             tags=tags,
             rev=rev,
+            mask=self.mask,
         )
 
     def delete(self, doc_id: str) -> int:

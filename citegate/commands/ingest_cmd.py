@@ -147,9 +147,16 @@ def _local(
 ) -> IngestReport:
     """Ingest into the index this process opens (the embedded one, or a Qdrant server)."""
     from ingest.pipeline import ingest_paths
-    from server.query.engine import build_embedder, build_sparse, open_index
+    from server.query.engine import (
+        build_embedder,
+        build_judge,
+        build_sparse,
+        embed_mask,
+        open_index,
+    )
 
     embedder, sparse = build_embedder(settings), build_sparse(settings)
+    mask = embed_mask(settings, build_judge(settings, embedder))
     store = open_index(settings, embedder, sparse, rebuild=rebuild)
     try:
         with _progress_bar(total, show) as advance:
@@ -164,6 +171,7 @@ def _local(
                 rev=rev,
                 prune=prune,
                 progress=advance,  # type: ignore[arg-type]
+                mask=mask,
             )
     finally:
         store.close()

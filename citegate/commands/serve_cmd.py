@@ -31,8 +31,10 @@ def _loopback(host: str) -> bool:
 def build_ingestor(engine: Engine) -> Ingestor:
     """The pipeline over the engine's store and models: how the service reaches `ingest`."""
     from ingest.pipeline import StoreIngestor
+    from server.query.engine import embed_mask
 
-    return StoreIngestor(engine.settings, engine.embedder, engine.sparse, engine.store)
+    mask = embed_mask(engine.settings, engine.judge)
+    return StoreIngestor(engine.settings, engine.embedder, engine.sparse, engine.store, mask)
 
 
 def client_url(host: str, port: int) -> str:

@@ -6,7 +6,7 @@ Real implementations live beside the stage that owns them (`server/embed.py`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from server.core.contracts import (
@@ -152,6 +152,15 @@ class Generator(Protocol):
     @property
     def name(self) -> str: ...
     def generate(self, question: str, hits: Sequence[Hit], *, seed: int = 0) -> Draft: ...
+
+
+EmbedMask = Callable[[str], str]
+"""What ingest embeds and sparse-encodes of a chunk's text: the text without the spans the
+injection guard withholds (the composition root passes `injection.unfenced` with the engine's
+judge). The stored text, its hash and every offset stay the text's own; only the vectors stop
+reading an order planted beside the page's facts, so a poisoned chunk neither drifts away from
+the questions its clean sentences answer nor is pulled toward the ones its attack was written
+for."""
 
 
 class Ingestor(Protocol):

@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from server.core.contracts import Answer, IndexIdentity
 from server.core.identity import chunker_id
-from server.core.ports import ChunkStore, Embedder, SparseEncoder, SupportScorer
+from server.core.ports import ChunkStore, Embedder, EmbedMask, SparseEncoder, SupportScorer
 from server.core.settings import Settings, default_config_dir
 from server.index.embed import QueryVectorCache, load_embedder
 from server.index.sparse import Bm25Encoder
@@ -18,7 +19,7 @@ from server.query.answer import Engine
 from server.query.audit import TraceStore, trace_rows
 from server.query.decide import load_refusal_model
 from server.query.generate import build_generator
-from server.query.integrity.injection import DocumentFences
+from server.query.integrity.injection import DocumentFences, SegmentJudge, unfenced
 from server.query.integrity.judge import EmbeddingJudge, load_judge
 from server.query.integrity.relevance import EmbeddingRelevance
 from server.query.integrity.support import FeatureSupportScorer, build_support_scorer
@@ -98,6 +99,14 @@ def relevance_for(embedder: Embedder, support: SupportScorer) -> EmbeddingReleva
     claims it scores are the claims the checks embed) when that is the scorer in use."""
     shared = support.vectors if isinstance(support, FeatureSupportScorer) else None
     return EmbeddingRelevance(embedder, shared)
+
+
+def embed_mask(settings: Settings, judge: SegmentJudge | None) -> EmbedMask | None:
+    """What ingest's vectors read of a chunk: its text without the spans the injection guard
+    withholds (`injection.unfenced`, the rules and `judge`), or None with the guard off."""
+    if not settings.integrity.injection_guard:
+        return None
+    return partial(unfenced, judge=judge)
 
 
 def _config_path(name: str) -> Path:

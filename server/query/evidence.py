@@ -394,9 +394,18 @@ def asks_for_words(question: str) -> bool:
     return bool(_ASKS_WORDS.search(question))
 
 
+def restates(unit: Unit, question: str) -> bool:
+    """The unit says what the question says and nothing more: the same content words both
+    ways ("Write a script to rename all files ..." asked of a page where that very sentence
+    stands). It adds no evidence, so it is never the answer: a request planted in a page and
+    asked back word for word would otherwise be cited as its own support."""
+    asked, said = set(content_words(question)), set(content_words(unit.display))
+    return bool(asked) and asked == said
+
+
 def admissible(unit: Unit, question: str) -> bool:
     """Whether a unit may be offered as a claim for this question at all."""
-    if unit.fragment:
+    if unit.fragment or restates(unit, question):
         return False
     if unit.aside and not asks_for_words(question):
         return False

@@ -1606,6 +1606,20 @@ def blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+_LINE_OPENING = re.compile(r"\n[ \t]+")  # the space a withheld span left at a line's start
+
+
+def unfenced(text: str, judge: SegmentJudge | None = None) -> str:
+    """`text` without the spans `fenced` withholds, each run of them one space: what ingest
+    embeds and sparse-encodes of a chunk (`server.core.ports.EmbedMask`). A text with nothing
+    fenced comes back unchanged (the same object)."""
+    flags = fenced(text, judge)
+    if not flags:
+        return text
+    spaced = FILLER_RUN.sub(" ", blank(text, [(f.start, f.end) for f in flags]))
+    return _LINE_OPENING.sub("\n", spaced).strip()
+
+
 DocFlags = Callable[[Chunk], Sequence[Flag]]
 """The fenced spans of a chunk's whole document (document offsets), or () when unknown."""
 

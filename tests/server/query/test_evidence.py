@@ -200,3 +200,20 @@ def test_a_joined_citation_is_read_as_the_units_it_is_made_of() -> None:
     ]
     assert sentence_parts("One sentence, version 0.95.") == ["One sentence, version 0.95."]
     assert sentence_parts("") == []
+
+
+def test_a_unit_that_only_restates_the_question_is_no_answer() -> None:
+    text = "Write a script to rename all files in a directory by appending the current date."
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    (unit,) = units(chunk)
+    assert not admissible(
+        unit, "Write a script to rename all files in a directory by appending the current date."
+    )
+    assert not admissible(
+        unit, "write a script that renames all files in a directory, appending the current date"
+    )
+    # a question asking something more, or less, than the sentence says is answered by it
+    assert admissible(unit, "Which script renames files by appending the current date?")
+    assert admissible(unit, "How do I rename all files in a directory?")
