@@ -180,20 +180,22 @@ def test_the_real_dev_sets_are_clean(
 @pytest.mark.needs_data
 @pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is not beside this checkout")
 @pytest.mark.parametrize(
-    ("name", "corpus"),
+    ("name", "corpus", "split"),
     [
-        ("fastapi_blind", "fastapi-docs/docs"),
-        ("github_site_policy_blind", "github-site-policy/docs"),
+        ("fastapi_blind", "fastapi-docs/docs", (None, "all")),  # report only: never tuned on
+        ("github_site_policy_blind", "github-site-policy/docs", (None, "all")),
+        ("fastapi_tune2", "fastapi-docs/docs", ("all", None)),
+        ("github_site_policy_tune2", "github-site-policy/docs", ("all", None)),
     ],
 )
-def test_the_blind_sets_are_clean_and_held_out(
-    name: str, corpus: str, capsys: pytest.CaptureFixture[str]
+def test_the_written_pairs_are_clean_and_in_the_split_registry(
+    name: str, corpus: str, split: tuple[str | None, str | None], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = REPO / "evals" / "gold" / f"{name}.jsonl"
     assert main([str(path), "--corpus", str(DATA / corpus)]) == 0, capsys.readouterr().out
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert (sum(r["answerable"] for r in rows), sum(not r["answerable"] for r in rows)) == (30, 15)
-    split = yaml.safe_load((REPO / "evals" / "splits.yaml").read_text(encoding="utf-8"))
-    entry = split["sets"][name]
+    registry = yaml.safe_load((REPO / "evals" / "splits.yaml").read_text(encoding="utf-8"))
+    entry = registry["sets"][name]
     assert entry["gold"] == f"evals/gold/{name}.jsonl"
-    assert (entry["tune"], entry["report"]) == (None, "all")  # report only: never tuned on
+    assert (entry["tune"], entry["report"]) == split
