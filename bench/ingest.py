@@ -7,7 +7,9 @@ round running the four in turn (medians over the rounds are reported, with their
 CPU's neighbours move single runs by up to 1.7x here):
 
 1. citegate: `ingest_paths` into a fresh embedded Qdrant Edge index (load, section-aware
-   chunking, token counting, hashing, dense + BM25 encoding, upsert, revision switch).
+   chunking, token counting, hashing, the injection guard's mask (`engine.embed_mask`, as
+   `citegate ingest` runs it; `CITEGATE_INTEGRITY__INJECTION_GUARD=false` leaves it out),
+   dense + BM25 encoding, upsert, revision switch).
 2. pure embedding: the very chunk texts step 1 embedded, in one `embed_documents` call (the
    floor any pipeline with this model pays). Overhead = step 1 seconds / step 2 seconds - 1.
 3. LlamaIndex: `SimpleDirectoryReader` -> `IngestionPipeline([SentenceSplitter,
@@ -46,10 +48,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ingest.pipeline import ingest_paths
 from server.core.paths import shared_data
-from server.core.ports import Embedder
+from server.core.ports import Embedder, EmbedMask
 from server.core.settings import Settings, load_settings
 from server.index.embed import Delegating, resolve_weights
-from server.query.engine import build_embedder, build_sparse, open_index
+from server.query.engine import build_embedder, build_judge, build_sparse, embed_mask, open_index
 
 DATA = shared_data()
 
@@ -95,14 +97,21 @@ def scifact_folder(data: Path, limit: int | None, out: Path) -> Path:
     return out
 
 
+def production_mask(settings: Settings, embedder: RecordingEmbedder) -> EmbedMask | None:
+    """What `citegate ingest` embeds of a chunk (`engine.embed_mask`), its judge on the real
+    model behind `embedder`, so the judge's own passes are timed but not counted as chunks."""
+    return embed_mask(settings, build_judge(settings, embedder.inner))
+
+
 def run_citegate(folder: Path, settings: Settings, embedder: RecordingEmbedder) -> Row:
     with tempfile.TemporaryDirectory() as tmp:
         scratch = settings.model_copy(update={"data_dir": Path(tmp)})
         sparse = build_sparse(scratch)
         store = open_index(scratch, embedder, sparse)
+        mask = production_mask(scratch, embedder)
         t0 = time.perf_counter()
         report = ingest_paths(
-            [folder], settings=scratch, embedder=embedder, sparse=sparse, store=store
+            [folder], settings=scratch, embedder=embedder, sparse=sparse, store=store, mask=mask
         )
         seconds = time.perf_counter() - t0
         store.close()
@@ -226,10 +235,16 @@ def reingest_citegate(
         scratch = settings.model_copy(update={"data_dir": Path(tmp) / "index"})
         sparse = build_sparse(scratch)
         store = open_index(scratch, embedder, sparse)
+        mask = production_mask(scratch, embedder)
 
         def ingest() -> int:
             report = ingest_paths(
-                [folder], settings=scratch, embedder=embedder, sparse=sparse, store=store
+                [folder],
+                settings=scratch,
+                embedder=embedder,
+                sparse=sparse,
+                store=store,
+                mask=mask,
             )
             return report.chunks_written
 
