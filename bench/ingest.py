@@ -41,6 +41,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -237,16 +238,10 @@ def reingest_citegate(
         store = open_index(scratch, embedder, sparse)
         mask = production_mask(scratch, embedder)
 
+        run = partial(ingest_paths, settings=scratch, embedder=embedder, sparse=sparse, mask=mask)
+
         def ingest() -> int:
-            report = ingest_paths(
-                [folder],
-                settings=scratch,
-                embedder=embedder,
-                sparse=sparse,
-                store=store,
-                mask=mask,
-            )
-            return report.chunks_written
+            return run([folder], store=store).chunks_written
 
         chunks, seconds = step_through(steps, folder, ingest, embedder.texts.clear)
         store.close()
