@@ -13,7 +13,6 @@ inputs in one batch are embedded once.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
-from ingest.chunks import build_chunks, spans_of
+from ingest.chunks import build_chunks, content_hash, spans_of
 from ingest.loaders import SUPPORTED, LoadError, build_doc, load_file
 from server.core.contracts import (
     Chunk,
@@ -115,6 +114,7 @@ class Written(Frozen):
 def _vectors(
     pending: list[tuple[SourceDoc, list[Chunk]]],
     read: Sequence[str],
+    read_hashes: Sequence[str | None],
     *,
     embedder: Embedder,
     store: ChunkStore,
@@ -128,8 +128,10 @@ def _vectors(
     never cross sections, so an edit re-embeds only its own section:
     over 40 consecutive real commits of 10 FastAPI pages, 91 % of a changed page's chunks
     kept their text. `read` is each chunk's text as the vectors read it (`EmbedMask`: without
-    the spans the injection guard withholds); a chunk read otherwise than its text is keyed by
-    what was read, so its vector is never reused for the unmasked text or the other way round.
+    the spans the injection guard withholds), `read_hashes` its content hash where the mask
+    changed it (None elsewhere). The key is made of what was read, here and in
+    the store (`ChunkRecord.read_hash`), so a vector is never reused between a masked and a
+    raw text: a chunk the guard stops masking is embedded again.
     """
     known: dict[str, list[float]] = {}
     for doc, _ in pending:
@@ -137,8 +139,8 @@ def _vectors(
             known.update(store.revision_vectors(doc.doc_id, live[doc.doc_id]))
     chunks = [c for _, cs in pending for c in cs]
     keys = [
-        embed_key(c.title, c.heading, c.content_hash if t is c.text else _digest(t))
-        for c, t in zip(chunks, read, strict=True)
+        embed_key(c.title, c.heading, h or c.content_hash)
+        for c, h in zip(chunks, read_hashes, strict=True)
     ]
     todo = {
         k: embed_input(c.title, c.heading, t)
@@ -148,10 +150,6 @@ def _vectors(
     if todo:
         known.update(zip(todo, embedder.embed_documents(list(todo.values())), strict=True))
     return [known[k] for k in keys], len(todo)
-
-
-def _digest(text: str) -> str:
-    return "read:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _flush(
@@ -172,12 +170,19 @@ def _flush(
     """
     chunks = [c for _, cs in pending for c in cs]
     read = [mask(c.text) if mask else c.text for c in chunks]
-    dense, embedded = _vectors(pending, read, embedder=embedder, store=store, live=live)
+    # the content hash of what the vectors read, where the mask changed the text
+    hashes = [None if t == c.text else content_hash(t) for c, t in zip(chunks, read, strict=True)]
+    dense, embedded = _vectors(pending, read, hashes, embedder=embedder, store=store, live=live)
     if chunks:
         store.upsert(
             [
-                ChunkRecord(chunk=c, dense=tuple(v), sparse=sparse.encode_document(t))
-                for c, v, t in zip(chunks, dense, read, strict=True)
+                ChunkRecord(
+                    chunk=c,
+                    dense=tuple(v),
+                    sparse=sparse.encode_document(t),
+                    read_hash=h,
+                )
+                for c, v, t, h in zip(chunks, dense, read, hashes, strict=True)
             ]
         )
     for doc, cs in pending:

@@ -106,6 +106,11 @@ class ChunkRecord(Frozen):
     chunk: Chunk
     dense: tuple[float, ...]
     sparse: SparseVector
+    read_hash: str | None = Field(
+        default=None,
+        description="content hash of what the vectors read when it is not the chunk's text "
+        "(spans the injection guard withholds left out); re-ingest reuses a vector by it",
+    )
 
 
 class IndexIdentity(Frozen):

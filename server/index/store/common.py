@@ -36,12 +36,18 @@ def doc_point_id(doc_id: str) -> str:
     return str(uuid.uuid5(_NS, f"doc:{doc_id}"))
 
 
+READ_HASH = "read_hash"  # beside the chunk's own fields: what its vectors read, when masked
+
+
 def chunk_payload(record: ChunkRecord) -> dict[str, Any]:
-    return {KIND: "chunk", **record.chunk.model_dump(mode="json")}
+    payload = {KIND: "chunk", **record.chunk.model_dump(mode="json")}
+    if record.read_hash is not None:
+        payload[READ_HASH] = record.read_hash
+    return payload
 
 
 def chunk_from_payload(payload: Mapping[str, Any]) -> Chunk:
-    return Chunk.model_validate({k: v for k, v in payload.items() if k != KIND})
+    return Chunk.model_validate({k: v for k, v in payload.items() if k not in (KIND, READ_HASH)})
 
 
 def doc_payload(doc: DocRecord) -> dict[str, Any]:
@@ -113,15 +119,18 @@ class LiveReads:
         return {r.payload["snippet_id"]: list(r.vector[DENSE]) for r in found}
 
     def revision_vectors(self, doc_id: str, rev: str) -> dict[str, list[float]]:
-        """What re-ingest reuses: a chunk whose embedded input is unchanged keeps its vector."""
+        """What re-ingest reuses: a chunk whose embedded input is unchanged keeps its vector,
+        keyed by what the vector read (`ChunkRecord.read_hash`, else the chunk's content)."""
         records = self._scroll(
             self._revision_filter(doc_id, rev),
-            payload=["content_hash", "title", "heading"],
+            payload=["content_hash", READ_HASH, "title", "heading"],
             vector=[DENSE],
         )
         return {
             embed_key(
-                r.payload.get("title", ""), r.payload.get("heading", ""), r.payload["content_hash"]
+                r.payload.get("title", ""),
+                r.payload.get("heading", ""),
+                r.payload.get(READ_HASH) or r.payload["content_hash"],
             ): list(r.vector[DENSE])
             for r in records
         }
