@@ -43,7 +43,7 @@ from server.core.ports import (
 )
 from server.core.settings import Settings
 from server.query.claims import render
-from server.query.decide import RefusalModel, absent_share, signals, verdict
+from server.query.decide import RefusalModel, absent_share, common_names, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
@@ -307,7 +307,13 @@ def _decide(
     if composed.fallback:
         return Decision(signals=found)
     rule = engine.settings.retrieval.answer_type_rule
-    return verdict(question, found, texts, engine.refusal, rule)
+    where = {h.chunk.snippet_id: f"{h.chunk.title} {h.chunk.heading}" for h in hits}
+    contexts = [
+        (c.text, " ".join(where.get(s.snippet_id, "") for s in c.citations))
+        for c in composed.claims
+    ]
+    common = common_names(question, hits)
+    return verdict(question, found, texts, engine.refusal, rule, contexts, common)
 
 
 def generate_verified(

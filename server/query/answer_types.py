@@ -21,6 +21,12 @@ does not count ("30 days' notice" for "how many times can I change my username")
 is closed"); so is "how many ways / kinds / things", answered by a list. The question
 patterns are English and general, never a corpus's phrases. Measured on the dev gold sets
 and HaluEval-QA (see the note on `retrieval.answer_type_rule`).
+
+A value must also be a value *of what was asked* (`unbound`): when every claim that states
+the asked kind shares no word of what the question asks about (`focus_words`: its content
+words without the asking words and the corpus's own name) in its text or its section's
+headings, the answer gives a value of something else ("How much does a ticket to X cost?"
+answered by a liability cap in dollars) and is refused the same way.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from server.core.text import content_words
 
 _I = re.IGNORECASE
 _NUMBER_WORD = (
@@ -318,6 +326,61 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
     if phrase and not any(states_count(phrase, t) for t in texts):
         out.append(f"number of {' '.join(phrase)}")
     return out
+
+
+# Words that ask for the value rather than say what it is the value of.
+_ASKING = _words(
+    "how much many long often old big large far fast what which when is are does do did "
+    "maximum minimum max min default number limit size value amount total exact average "
+    "typical allowed largest smallest highest lowest"
+)
+
+
+def _asking_words() -> frozenset[str]:
+    """The words of the asking patterns ("cost", "fee", "interval", "timeout", ...)."""
+    found = {
+        w
+        for t in TYPES
+        for w in re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", t.asks.pattern))
+    }
+    return _ASKING | {c for w in found for c in content_words(w)}
+
+
+_POSSESSIVE = re.compile(r"['’]s?\b")
+
+
+def focus_words(question: str, common: frozenset[str]) -> frozenset[str]:
+    """What the question asks the value *of*: its content words without the words that ask
+    for a kind of value (`_ASKING` and the asking patterns' words: "how much", "cost"), the
+    counted noun of a "how many" question, and `common` (words most passages found share:
+    the corpus's own name)."""
+    phrase = _counted_phrase(question)
+    counted_noun = set(content_words(phrase[-1])) if phrase else set()
+    words = set(content_words(_POSSESSIVE.sub("", question))) - counted_noun
+    return frozenset(w for w in words if w not in _asking_words() and w not in common)
+
+
+def unbound(
+    question: str, contexts: Sequence[tuple[str, str]], common: frozenset[str]
+) -> list[str]:
+    """Kinds the question asks for that are stated only about something else: every claim
+    that states one (`states_asked`, on the claim's own text) shares no focus word of the
+    question (`focus_words`) in its text or its section's title and headings (`contexts`:
+    (claim text, "title > headings") pairs). "How much does a ticket to X cost?" answered by
+    a liability cap in dollars, "How many days does the grievance officer have ...?" by a
+    30-day notice period. Empty when the question asks no kind or has no focus word."""
+    focus = focus_words(question, common)
+    if not focus or not (asked_types(question) or _counted_phrase(question)):
+        return []
+    stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
+    if not stating or any(focus & set(content_words(_POSSESSIVE.sub("", c))) for c in stating):
+        return []
+    kinds = [t.name for t in asked_types(question)]
+    phrase = _counted_phrase(question)
+    if phrase:
+        kinds.append(f"number of {' '.join(phrase)}")
+    about = " ".join(sorted(focus))
+    return [f"{k} (about: {about})" for k in kinds]
 
 
 # "What is X?", "What is X used for?", "What does X do / mean?": the question asks what a term

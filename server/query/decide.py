@@ -23,7 +23,7 @@ from server.core.errors import ConfigError
 from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
-from server.query.answer_types import unstated
+from server.query.answer_types import unbound, unstated
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -76,15 +76,33 @@ def verdict(
     claim_texts: Sequence[str],
     model: RefusalModel | None,
     answer_type_rule: bool,
+    contexts: Sequence[tuple[str, str]] = (),
+    common: frozenset[str] = frozenset(),
 ) -> Decision:
     """The decision on an answer that has claims: the model's verdict (when one is
     configured), overruled by the answer-type rule when the question asks for a price, a
-    size, ... and no claim states one (`server.query.answer_types`)."""
+    size, ... and no claim states one, or every claim that states one is about something
+    else (`server.query.answer_types.unbound`: `contexts` are (claim text, its section's
+    title and headings), `common` the question's names every hit holds)."""
     decision = model.decide(found) if model else Decision(signals=found)
     missing = unstated(question, claim_texts) if answer_type_rule else []
+    if answer_type_rule and not missing:
+        missing = unbound(question, contexts, common)
     if missing:
         return decision.model_copy(update={"refused": True, "unstated": tuple(missing)})
     return decision
+
+
+def common_names(question: str, hits: Sequence[Hit]) -> frozenset[str]:
+    """The question's capitalised words that every hit holds (title, headings or text): the
+    corpus's own name ("GitHub", "FastAPI"), which says nothing of what is asked about."""
+    if not hits:
+        return frozenset()
+    words = re.findall(r"\b[A-Z][\w-]*", question)  # possessives left out: "GitHub's"
+    caps = {w for t in words for w in content_words(t)}
+    for h in hits:
+        caps &= set(content_words(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}"))
+    return frozenset(caps)
 
 
 def absent_share(question: str, absent: Sequence[str]) -> float:

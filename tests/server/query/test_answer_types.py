@@ -9,8 +9,10 @@ from server.query.answer_types import (
     asked_types,
     counted,
     defines_asked,
+    focus_words,
     leads,
     states_asked,
+    unbound,
     unstated,
 )
 
@@ -222,3 +224,46 @@ def test_defines_asked_wants_the_term_first_then_a_definition() -> None:
     assert defines_asked(q, "* `allow_origins` - A list of origins that may call the API.")
     assert not defines_asked(q, "None of `allow_origins` and `allow_methods` can be `['*']`.")
     assert not defines_asked("Which port does it use?", "Port - the TCP port.")
+
+
+TICKET = "How much does a ticket to GitHub Universe cost?"
+GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to respond?"
+
+
+@pytest.mark.parametrize(
+    ("question", "focus"),
+    [
+        # the asking words ("how much", "cost") and the corpus's name left out
+        (TICKET, {"ticket", "universe"}),
+        # the counted noun ("days") and the possessive too
+        (GRIEVANCE, {"grievance", "officer", "india", "respond"}),
+        ("What is the maximum file size for GitHub Pages sites?", {"page", "site"}),
+        ("How much does GitHub cost?", set()),  # nothing but the name: nothing to bind
+    ],
+)
+def test_focus_words_say_what_the_value_is_of(question: str, focus: set[str]) -> None:
+    assert focus_words(question, frozenset({"github"})) == focus
+
+
+def test_a_value_stated_about_something_else_leaves_the_question_unanswered() -> None:
+    common = frozenset({"github"})
+    cap = ("GitHub's liability is limited to $5,000.", "Terms > Limitation of Liability")
+    notice = ("The breach must be cured within thirty (30) days.", "Agreement > Termination")
+    assert unbound(TICKET, [cap], common) == ["price (about: ticket universe)"]
+    assert unbound(GRIEVANCE, [notice], common) == [
+        "number of days (about: grievance india officer respond)"
+    ]
+    # the claim or its section names what the value is of: answered
+    assert unbound(TICKET, [("A ticket costs $99.", "Events")], common) == []
+    assert unbound(TICKET, [("Entry costs $99.", "GitHub Universe > Registration")], common) == []
+    # one stating claim about the subject is enough, beside one about something else
+    assert unbound(TICKET, [cap, ("Universe passes are $99.", "")], common) == []
+
+
+def test_unbound_leaves_other_questions_to_the_other_rules() -> None:
+    common = frozenset({"github"})
+    claim = [("GitHub's liability is limited to $5,000.", "Limitation of Liability")]
+    assert unbound("How much does GitHub cost?", claim, common) == []  # no focus word
+    assert unbound("Who organises GitHub Universe?", claim, common) == []  # asks no kind
+    # no claim states a price: `unstated` refuses it, not this rule
+    assert unbound(TICKET, [("Universe is a conference.", "")], common) == []

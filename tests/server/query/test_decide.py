@@ -71,6 +71,18 @@ def test_the_model_file_is_optional_but_never_silently_wrong(tmp_path: Path) -> 
         load_refusal_model(tmp_path / "broken.json")
 
 
+def test_a_value_about_something_else_is_refused_by_the_rule() -> None:
+    q = "How much does a ticket to GitHub Universe cost?"
+    cap = "GitHub's liability is limited to $5,000."
+    contexts = [(cap, "Terms > Limitation of Liability")]
+    common = frozenset({"github"})
+    refused = verdict(q, S, [cap], None, True, contexts, common)
+    assert refused.refused and refused.unstated == ("price (about: ticket universe)",)
+    assert not verdict(q, S, [cap], None, False, contexts, common).refused
+    about = [(cap, "GitHub Universe > Tickets")]  # its section says what it is about
+    assert not verdict(q, S, [cap], None, True, about, common).refused
+
+
 def test_the_answer_type_rule_overrules_the_model() -> None:
     q = "How much does the Team plan cost?"
     unpriced, priced = ["The Team plan has code review."], ["The Team plan costs $4."]

@@ -18,6 +18,7 @@ from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
 from server.query.answer import Engine, _of_revisions, _retrieve, answer
+from server.query.decide import common_names
 from server.query.evidence import without_change_logs
 from server.query.integrity.live import LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -325,3 +326,14 @@ def test_an_answer_that_never_states_the_asked_kind_of_value_is_refused(tmp_path
     )
     assert not priced.fallback and "$4" in priced.answer
     assert priced.decision is not None and priced.decision.unstated == ()
+
+
+def test_common_names_are_the_question_names_every_hit_holds() -> None:
+    hits = [
+        hit("a", text="GitHub Sponsors pays out monthly."),
+        hit("b", text="GitHub may change these terms."),
+    ]
+    q = "How much does a ticket to GitHub's Universe conference cost?"
+    assert common_names(q, hits) == frozenset({"github"})  # 'Universe': in no hit
+    assert common_names(q, [*hits[:1], hit("c", text="Terms of service.")]) == frozenset()
+    assert common_names(q, []) == frozenset()
