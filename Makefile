@@ -57,6 +57,8 @@ eval: setup
 	$(BIN)/python -m evals.verify_gold evals/gold/github_site_policy_blind.jsonl --corpus ../shared/data/github-site-policy/docs
 	$(BIN)/python -m evals.verify_gold evals/gold/fastapi_tune2.jsonl --corpus ../shared/data/fastapi-docs/docs
 	$(BIN)/python -m evals.verify_gold evals/gold/github_site_policy_tune2.jsonl --corpus ../shared/data/github-site-policy/docs
+	$(BIN)/python -m evals.verify_gold evals/gold/fastapi_tune3.jsonl --corpus ../shared/data/fastapi-docs/docs
+	$(BIN)/python -m evals.verify_gold evals/gold/github_site_policy_tune3.jsonl --corpus ../shared/data/github-site-policy/docs
 	$(BIN)/citegate eval evals/gold/samples.jsonl --corpus samples/corpus --out runs/samples.json --paraphrases
 	$(BIN)/citegate eval evals/gold/fastapi.jsonl --corpus ../shared/data/fastapi-docs/docs --out runs/fastapi.json --paraphrases
 	$(BIN)/citegate eval evals/gold/github_site_policy.jsonl --corpus ../shared/data/github-site-policy/docs --out runs/github_site_policy.json --paraphrases
@@ -64,6 +66,8 @@ eval: setup
 	$(BIN)/citegate eval evals/gold/github_site_policy_blind.jsonl --corpus ../shared/data/github-site-policy/docs --out runs/github_site_policy_blind.json
 	$(BIN)/citegate eval evals/gold/fastapi_tune2.jsonl --corpus ../shared/data/fastapi-docs/docs --out runs/fastapi_tune2.json
 	$(BIN)/citegate eval evals/gold/github_site_policy_tune2.jsonl --corpus ../shared/data/github-site-policy/docs --out runs/github_site_policy_tune2.json
+	$(BIN)/citegate eval evals/gold/fastapi_tune3.jsonl --corpus ../shared/data/fastapi-docs/docs --out runs/fastapi_tune3.json
+	$(BIN)/citegate eval evals/gold/github_site_policy_tune3.jsonl --corpus ../shared/data/github-site-policy/docs --out runs/github_site_policy_tune3.json
 	$(BIN)/python -m evals.convert clapnq --out runs/clapnq --offset 150 --limit 150
 	$(BIN)/citegate eval runs/clapnq/gold.jsonl --corpus runs/clapnq/corpus --out runs/clapnq.json
 	$(BIN)/python -m evals.convert scifact --out runs/scifact-claims --split dev --limit 150
