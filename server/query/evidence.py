@@ -47,7 +47,7 @@ _ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\
 # A reading verb that opens the sentence, after connectives ("And then", "Also"), a "you
 # (can|will ...) (also)" or a "For more details," lead-in.
 _READING_VERB = re.compile(
-    r"^\W*(?:(?:and|then|so|also|now|next|but)\W+)*"
+    r"^\W*(?:(?:and|then|so|also|now|next|but|please)\W+)*"
     r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?\W+)?"
     r"(?:you\s+(?:(?:can|could|will|would|might|should|may)\s+)?(?:also\s+)?)?"
     r"(?:read|see|check|learn|refer|visit|find|look|go)\b",
@@ -58,6 +58,8 @@ _READING_TARGET = re.compile(
     r"above|here|link)\b",
     re.I,
 )
+# A web address written out: an autolink ("<https://...>") or a bare URL.
+_URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
@@ -157,7 +159,7 @@ def is_pointer(text: str) -> bool:
     if link_share(bare) > _LINK_ONLY:
         return True
     return bool(_READING_VERB.search(bare)) and bool(
-        _LINK.search(bare) or _READING_TARGET.search(bare)
+        _LINK.search(bare) or _URL.search(bare) or _READING_TARGET.search(bare)
     )
 
 
