@@ -18,7 +18,7 @@ from server.query.claims import defined_term, has_reference_point
 from server.query.integrity.coverage import foreign_names, misplaced_names, unsupported_parts
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
-from server.query.integrity.numbers import misplaced_numbers, normalise_numbers
+from server.query.integrity.numbers import misplaced_numbers, named_numbers, normalise_numbers
 
 __all__ = ["LiveIndex"]  # re-exported: callers import it from here or from compose
 
@@ -219,7 +219,7 @@ def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
 def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
     """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1),
     and is the number a span gives for the same thing (context words, unit, range end)."""
-    missing = normalise_numbers(claim.text) - normalise_numbers(joined)
+    missing = normalise_numbers(claim.text) - normalise_numbers(joined) - named_numbers(joined)
     if missing:
         detail = f"{', '.join(sorted(missing))} not in the cited span"
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]

@@ -4,8 +4,10 @@ Pure functions over (claim text, cited span text); no model. Each claim clause i
 with the span clauses or sentences that share the most of its content words, and then
 
 * negation: the claim adds or drops a negation ('X does not Y' / 'X Y', 'never' / 'always',
-  'cannot' / 'can'), or swaps a word for its antonym ('required' / 'optional'); a negated
-  antonym ('not required' / 'optional') is the same statement and passes;
+  'cannot' / 'can'), or swaps a word for its antonym ('required' / 'optional', the direction
+  of a change: 'increases' / 'a reduction', 'higher' / 'lower', or a negating prefix:
+  'invalid' / 'valid'); a negated antonym ('not required' / 'optional') is the same
+  statement and passes;
 * quantifier: the claim says 'all', 'always', 'every', 'only', 'never' or 'none' where the
   aligned span has no such word ('some', 'may', 'often' or nothing at all).
 
@@ -103,8 +105,31 @@ _ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("before", "after"),
         ("include includes included including", "exclude excludes excluded excluding"),
         ("minimum min lowest", "maximum max highest"),
-        ("increase increases increased increasing", "decrease decreases decreased decreasing"),
+        # the direction of a change or a comparison. '-ing' forms only where they were
+        # before ('rising obesity' qualifies a noun more often than not); 'raise' and 'fall'
+        # are left out ('raise an exception', 'falls back to')
+        (
+            "increase increases increased increasing rise rises rose risen higher elevated "
+            "enhance enhances enhanced upregulate upregulates upregulated upregulation",
+            "decrease decreases decreased decreasing reduce reduces reduced reduction lower "
+            "lowers lowered decline declines declined diminish diminishes diminished "
+            "downregulate downregulates downregulated downregulation mitigate mitigates "
+            "mitigated",
+        ),
+        ("positive positively", "negative negatively"),
+        (
+            "activate activates activated activation",
+            "deactivate deactivates deactivated deactivation inactivate inactivates inactivated",
+        ),
+        (
+            "improve improves improved improvement",
+            "impair impairs impaired worsen worsens worsened",
+        ),
         ("present", "absent missing"),
+        ("benefit benefits beneficial", "harm harms harmful"),
+        ("better", "worse"),
+        ("faster", "slower"),
+        ("longer", "shorter"),
     )
 )
 # Each antonym pair's words, and both poles stemmed (for a negation's scope).
@@ -249,9 +274,38 @@ def _cover(words: frozenset[str], parts: list[_Unit]) -> list[_Unit]:
     return [] if not covered else parts[lo : hi + 1]
 
 
+# A word with a negating prefix is the antonym of the word it prefixes ('invalid' / 'valid',
+# 'non-toxic' / 'toxic', 'inaccurate' / 'accurate'), when that word has at least
+# `PREFIXED_BASE` letters (a shorter base is often a word of its own by chance: 'unit' /
+# 'it', 'income' / 'come').
+_NEGATING_PREFIX = re.compile(r"^(?:non-?|un|in|im|ir|il|dis)(?=[a-z])")
+PREFIXED_BASE = 5  # letters
+
+
+def _prefixed(words: frozenset[str]) -> dict[str, str]:
+    """The words of a unit that negate a base by a prefix: base -> the word."""
+    out: dict[str, str] = {}
+    for w in words:
+        m = _NEGATING_PREFIX.match(w)
+        if m and len(w) - m.end() >= PREFIXED_BASE:
+            out[w[m.end() :]] = w
+    return out
+
+
+def _prefix_swaps(claim: _Unit, span: _Unit) -> list[str]:
+    """A prefixed word on one side where the other has its base alone ('invalid' / 'valid')."""
+    out = []
+    for unit, facing in ((claim, span), (span, claim)):
+        for base, word in _prefixed(unit.words).items():
+            if base in facing.words and base not in unit.words and word not in facing.words:
+                pair = (word, base) if unit is claim else (base, word)
+                out.append(f"'{pair[0]}' where the span says '{pair[1]}'")
+    return out
+
+
 def _swaps(claim: _Unit, span: _Unit) -> list[str]:
     """Antonyms the claim puts where the span has the other pole (and not its own)."""
-    out = []
+    out = _prefix_swaps(claim, span)
     for a, b in _ANTONYMS:
         for mine, other in ((a, b), (b, a)):
             said, instead = claim.words & mine, span.words & other

@@ -22,6 +22,20 @@ _TENS |= {"eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "million
 WORD_NUMBERS = {w: i for i, w in enumerate(_UNITS)} | _TENS
 _WORDS = re.compile(rf"\b({'|'.join(WORD_NUMBERS)})\b(\s*(?:%|percent\b))?", re.IGNORECASE)
 _MARKER = re.compile(r"\[\d+\]")
+# A number joined to a name is part of the name, not a quantity: 'IL-6', 'HIV-1', 'UTF-8',
+# 'A-769662' (a hyphen after a word), 'OCT3/4', 'BRCA1/2' (a slash after a name with digits),
+# as 'BRCA1' or 'OAuth2' already are. A year stays a number ('pre-2010'). Such numbers are
+# never compared as quantities; `_renumbered_identifiers` compares them as names.
+_NAMED_NUMBER = re.compile(
+    r"(?<![\w-])(?:[a-z][a-z0-9]*-|[a-z]+\d+/)(?!(?:1[5-9]|20)\d\d\b)(?=\d+\b(?![.,]\d))"
+)
+
+
+def _lower(text: str) -> str:
+    """`text` lowercased, citation markers blanked, and the joint of each named number
+    ('il-6') made a word character ('il_6'), so no number pattern reads it; offsets kept."""
+    lowered = _MARKER.sub(" ", text.lower())
+    return _NAMED_NUMBER.sub(lambda m: m.group(0)[:-1] + "_", lowered)
 
 
 def _canonical(raw: str) -> str:
@@ -35,7 +49,7 @@ def _canonical(raw: str) -> str:
 
 def normalise_numbers(text: str) -> set[str]:
     """The numbers a text states, canonical ('1000', '5%'); [n] citation markers are ignored."""
-    lowered = _MARKER.sub(" ", text.lower())
+    lowered = _lower(text)
     found = {_canonical(m.group(0)) for m in NUMBER.finditer(lowered)}
     found |= {
         _canonical(f"{WORD_NUMBERS[m.group(1)]}{'%' if m.group(2) else ''}")
@@ -50,6 +64,17 @@ _PRONOUN_ONE = re.compile(
     r"\b(?:a|an|the|this|that|which|each|every|any|no|another|new|existing|same|other|"
     r"only|right|wrong|last|first|next|old)\s+$"
 )
+
+
+def named_numbers(text: str) -> set[str]:
+    """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4'), canonical: a claim
+    that says 'Route 690' where its span names 'I-690' states no number the span lacks."""
+    lowered = _MARKER.sub(" ", text.lower())
+    return {
+        _canonical(m.group(0))
+        for j in _NAMED_NUMBER.finditer(lowered)
+        if (m := re.match(r"\d+", lowered[j.end() :]))
+    }
 
 
 # --- numbers by role -------------------------------------------------------------------
@@ -148,7 +173,7 @@ class _Tok:
 
 
 def _tokens(text: str) -> list[_Tok]:
-    lowered = _MARKER.sub(" ", text.lower())
+    lowered = _lower(text)
     out: list[_Tok] = []
     for m in _TOKEN.finditer(lowered):
         kind, raw = m.lastgroup or "", m.group(0).strip()
@@ -282,7 +307,7 @@ def number_mentions(text: str) -> list[Mention]:
 
 @lru_cache(maxsize=4096)  # one answer reads its claims and spans again in every check round
 def _mentions(text: str) -> tuple[Mention, ...]:
-    lowered = _MARKER.sub(" ", text.lower())
+    lowered = _lower(text)
     out: list[Mention] = []
     for sentence in _sentences(_tokens(text)):
         roles, days = _roles(sentence), _days(sentence)

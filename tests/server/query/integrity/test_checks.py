@@ -322,6 +322,22 @@ def test_a_number_the_span_gives_for_something_else_is_a_number_mismatch() -> No
     assert checks.check_type_evidence(right, [timeout], allow_general=False) == []
 
 
+def test_a_number_of_a_name_is_compared_as_part_of_the_name() -> None:
+    # 'IL-6' names a protein, it counts nothing: the span need not state a 6
+    il6 = claim("IL-6 signaling plays a role in disease.", ClaimType.FACT, slot(1, ROTATE))
+    span = "IL6R-related pathways play a role in disease."
+    assert checks.check_type_evidence(il6, [span], allow_general=False) == []
+    # the span's name gives the number the claim states on its own: 'Route 690' for 'I-690'
+    road = claim("It is adjacent to Route 690 West.", ClaimType.FACT, slot(1, ROTATE))
+    near = "The fairgrounds are adjacent to I-690 West."
+    assert checks.check_type_evidence(road, [near], allow_general=False) == []
+    # a claim number the span states nowhere, named or not, is still a mismatch
+    far = claim("It is adjacent to Route 691 West.", ClaimType.FACT, slot(1, ROTATE))
+    assert codes(checks.check_type_evidence(far, [near], allow_general=False)) == [
+        CheckCode.NUMBER_MISMATCH
+    ]
+
+
 def test_numbers_are_checked_for_every_claim_type_that_cites() -> None:
     wrong = "The signing key is rotated every 30 days."
     own = claim(wrong, ClaimType.SELF_KNOWLEDGE, slot(1, ROTATE), label="[foundational knowledge]")

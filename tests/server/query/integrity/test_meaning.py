@@ -9,7 +9,12 @@ from __future__ import annotations
 import pytest
 
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
-from server.query.integrity.numbers import misplaced_numbers, number_mentions, stem
+from server.query.integrity.numbers import (
+    misplaced_numbers,
+    normalise_numbers,
+    number_mentions,
+    stem,
+)
 
 TIMEOUT = "timeout defaults to 10 seconds; the maximum is 30 seconds"
 RANGE = "The value ranges from 1 to 9"
@@ -202,6 +207,24 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "They are not licensed, because they do do actual investing.",
             "They are not licensed, because they don't do actual investing.",
         ),
+        # the direction of a change turned round, in another word than the span's
+        (
+            "Antiretroviral therapy increases rates of tuberculosis.",
+            "Antiretroviral therapy is associated with a reduction in rates of tuberculosis.",
+        ),
+        ("Caching lowers the response time.", "Caching leads to a higher response time."),
+        (
+            "Birth weight is negatively associated with risk.",
+            "Birth weight is positively associated with risk.",
+        ),
+        ("The mutation deactivates the pathway.", "The mutation activates the pathway."),
+        ("Pooling improves throughput.", "Pooling impairs throughput."),
+        # a negating prefix: 'invalid' / 'valid', 'inaccurate' / 'accurate'
+        ("The signature on the token is invalid.", "The signature on the token is valid."),
+        (
+            "Home monitoring is inaccurate at diagnosis.",
+            "Home monitoring is accurate at diagnosis.",
+        ),
     ],
 )
 def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
@@ -268,6 +291,21 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
             "Russian Blues should not be confused with British Blues (which are not a distinct "
             "breed, but a British Shorthair), nor the Korat.",
         ),
+        # the same direction in other words; a participle that qualifies a noun is no verb
+        ("Caching reduces the response time.", "Caching lowers the response time."),
+        ("Sepsis incidence rose after 2009.", "Sepsis incidence increased after 2009."),
+        (
+            "Taxation reduced the incidence of diabetes.",
+            "Taxation could mitigate the rising incidence of obesity and diabetes.",
+        ),
+        # a negated prefixed word is the plain one; a short base is a word of its own
+        ("The signature on the token is not valid.", "The signature on the token is invalid."),
+        ("Write the unit tests first.", "Write the tests first, it says."),
+        # 'raise' and 'fall' are left out: 'raise an exception', 'falls back'
+        (
+            "The handler raises an error when the item is missing.",
+            "When the item is missing, the handler falls back to an error.",
+        ),
     ],
 )
 def test_a_kept_polarity_is_not_a_negation_mismatch(claim: str, span: str) -> None:
@@ -322,6 +360,30 @@ def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None
     flipped = span.replace("you cannot have", "you can have")
     assert negation_mismatches(flipped, span) == [
         "the claim drops the negation of what the span says"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        # a number joined to a name is part of the name, as 'BRCA1' or 'OAuth2' are
+        ("IL-6 signaling, HIV-1 and CTLA-4", set()),
+        ("OCT3/4 and BRCA1/2 carriers, UTF-8 text, A-769662", set()),
+        # a year stays a number, and so do ranges, percentages and a number before a noun
+        ("rates before pre-2010 rules", {"2010"}),
+        ("from 1990-2000, 76-85% of cases, a 10-minute wait", {"1990", "2000", "76", "85%", "10"}),
+    ],
+)
+def test_a_number_joined_to_a_name_is_no_quantity(text: str, numbers: set[str]) -> None:
+    assert normalise_numbers(text) == numbers
+    assert {m.value for m in number_mentions(text)} == numbers
+
+
+def test_a_named_number_is_checked_as_a_name() -> None:
+    # 'IL-6' against 'IL6R': no number to compare; 'FW-2' against 'FW-001': renumbered
+    assert misplaced_numbers("IL-6 signaling plays a role.", "IL6R pathways play a role.") == []
+    assert misplaced_numbers("Fill in form FW-2", "Fill in form FW-001") == [
+        "FW-2 where the span has FW-001"
     ]
 
 
