@@ -42,8 +42,9 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
+from server.query.answer_types import common_names
 from server.query.claims import render
-from server.query.decide import RefusalModel, absent_share, common_names, signals, verdict
+from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
@@ -312,7 +313,9 @@ def _decide(
         (c.text, " ".join(where.get(s.snippet_id, "") for s in c.citations))
         for c in composed.claims
     ]
-    common = common_names(question, hits)
+    common = common_names(
+        question, [f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits]
+    )
     return verdict(question, found, texts, engine.refusal, rule, contexts, common)
 
 

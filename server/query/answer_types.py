@@ -349,6 +349,18 @@ def _asking_words() -> frozenset[str]:
 _POSSESSIVE = re.compile(r"['’]s?\b")
 
 
+def common_names(question: str, texts: Sequence[str]) -> frozenset[str]:
+    """The question's capitalised words that every one of `texts` holds (the hits' title,
+    headings and text): the corpus's own name ("GitHub", "FastAPI"), which says nothing of
+    what is asked about. Possessives are left out ("GitHub's")."""
+    if not texts:
+        return frozenset()
+    caps = {w for t in re.findall(r"\b[A-Z][\w-]*", question) for w in content_words(t)}
+    for text in texts:
+        caps &= set(content_words(text))
+    return frozenset(caps)
+
+
 def focus_words(question: str, common: frozenset[str]) -> frozenset[str]:
     """What the question asks the value *of*: its content words without the words that ask
     for a kind of value (`_ASKING` and the asking patterns' words: "how much", "cost"), the

@@ -93,18 +93,6 @@ def verdict(
     return decision
 
 
-def common_names(question: str, hits: Sequence[Hit]) -> frozenset[str]:
-    """The question's capitalised words that every hit holds (title, headings or text): the
-    corpus's own name ("GitHub", "FastAPI"), which says nothing of what is asked about."""
-    if not hits:
-        return frozenset()
-    words = re.findall(r"\b[A-Z][\w-]*", question)  # possessives left out: "GitHub's"
-    caps = {w for t in words for w in content_words(t)}
-    for h in hits:
-        caps &= set(content_words(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}"))
-    return frozenset(caps)
-
-
 def absent_share(question: str, absent: Sequence[str]) -> float:
     """Share of the question's names that no readable candidate mentions."""
     names = named_terms(question)

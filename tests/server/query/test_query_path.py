@@ -18,7 +18,7 @@ from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
 from server.query.answer import Engine, _of_revisions, _retrieve, answer
-from server.query.decide import common_names
+from server.query.answer_types import common_names
 from server.query.evidence import without_change_logs
 from server.query.integrity.live import LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
@@ -334,6 +334,7 @@ def test_common_names_are_the_question_names_every_hit_holds() -> None:
         hit("b", text="GitHub may change these terms."),
     ]
     q = "How much does a ticket to GitHub's Universe conference cost?"
-    assert common_names(q, hits) == frozenset({"github"})  # 'Universe': in no hit
-    assert common_names(q, [*hits[:1], hit("c", text="Terms of service.")]) == frozenset()
+    texts = [h.chunk.text for h in hits]
+    assert common_names(q, texts) == frozenset({"github"})  # 'Universe': in no hit
+    assert common_names(q, [*texts[:1], "Terms of service."]) == frozenset()
     assert common_names(q, []) == frozenset()

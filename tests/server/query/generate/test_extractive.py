@@ -391,3 +391,29 @@ def test_a_unit_defining_the_asked_term_leads() -> None:
     # a question that asks no term's meaning keeps the best score first
     other = "Can allow_origins be a wildcard with credentials on CORSMiddleware?"
     assert lead_with_value(other, picks) == picks
+
+
+COOKIE_DOC = (
+    "# Cookies\n\n"
+    "The `_octo` cookie keeps the page cache for one hour.\n\n"
+    "The `user_session` cookie logs you in and lasts two weeks.\n"
+)
+
+
+def _cookie(text: str, score: float) -> Picked:
+    chunk = _howto_chunk().model_copy(
+        update={"text": COOKIE_DOC, "offsets": Offsets(start=0, end=len(COOKIE_DOC))}
+    )
+    unit = next(u for u in units(chunk, 900) if u.start == COOKIE_DOC.index(text))
+    return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
+
+
+def test_of_the_units_that_state_the_asked_kind_the_one_about_the_asked_thing_leads() -> None:
+    hour, weeks = _cookie("The `_octo`", 0.9), _cookie("The `user_session`", 0.7)
+    # both state a duration; only the second names the cookie asked about
+    assert lead_with_value("How long does the user_session cookie last?", [hour, weeks]) == [
+        weeks,
+        hour,
+    ]
+    # both about a cookie as much: the better scored leads, as before
+    assert lead_with_value("How long does a cookie stay?", [hour, weeks]) == [hour, weeks]
