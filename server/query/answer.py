@@ -42,6 +42,7 @@ from server.core.ports import (
     SupportScorer,
 )
 from server.core.settings import Settings
+from server.core.text import embed_context, embed_input
 from server.query.answer_types import common_names
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals, verdict
@@ -308,13 +309,13 @@ def _decide(
     if composed.fallback:
         return Decision(signals=found)
     rule = engine.settings.retrieval.answer_type_rule
-    where = {h.chunk.snippet_id: f"{h.chunk.title} {h.chunk.heading}" for h in hits}
+    where = {h.chunk.snippet_id: embed_context(h.chunk.title, h.chunk.heading) for h in hits}
     contexts = [
         (c.text, " ".join(where.get(s.snippet_id, "") for s in c.citations))
         for c in composed.claims
     ]
     common = common_names(
-        question, [f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits]
+        question, [embed_input(h.chunk.title, h.chunk.heading, h.chunk.text) for h in hits]
     )
     return verdict(question, found, texts, engine.refusal, rule, contexts, common)
 

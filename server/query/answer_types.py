@@ -336,14 +336,13 @@ _ASKING = _words(
 )
 
 
-def _asking_words() -> frozenset[str]:
-    """The words of the asking patterns ("cost", "fee", "interval", "timeout", ...)."""
-    found = {
-        w
-        for t in TYPES
-        for w in re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", t.asks.pattern))
-    }
-    return _ASKING | {c for w in found for c in content_words(w)}
+# ... and the words of the asking patterns ("cost", "fee", "interval", "timeout", ...).
+_ASKING_WORDS = _ASKING | {
+    c
+    for t in TYPES
+    for w in re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", t.asks.pattern))
+    for c in content_words(w)
+}
 
 
 _POSSESSIVE = re.compile(r"['’]s?\b")
@@ -363,13 +362,13 @@ def common_names(question: str, texts: Sequence[str]) -> frozenset[str]:
 
 def focus_words(question: str, common: frozenset[str]) -> frozenset[str]:
     """What the question asks the value *of*: its content words without the words that ask
-    for a kind of value (`_ASKING` and the asking patterns' words: "how much", "cost"), the
+    for a kind of value (`_ASKING_WORDS`: "how much", "cost"), the
     counted noun of a "how many" question, and `common` (words most passages found share:
     the corpus's own name)."""
     phrase = _counted_phrase(question)
     counted_noun = set(content_words(phrase[-1])) if phrase else set()
     words = set(content_words(_POSSESSIVE.sub("", question))) - counted_noun
-    return frozenset(w for w in words if w not in _asking_words() and w not in common)
+    return frozenset(words - _ASKING_WORDS - common)
 
 
 def unbound(
@@ -381,16 +380,16 @@ def unbound(
     (claim text, "title > headings") pairs). "How much does a ticket to X cost?" answered by
     a liability cap in dollars, "How many days does the grievance officer have ...?" by a
     30-day notice period. Empty when the question asks no kind or has no focus word."""
+    phrase = _counted_phrase(question)
+    kinds = [t.name for t in asked_types(question)]
+    if phrase:
+        kinds.append(f"number of {' '.join(phrase)}")
     focus = focus_words(question, common)
-    if not focus or not (asked_types(question) or _counted_phrase(question)):
+    if not focus or not kinds:
         return []
     stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
     if not stating or any(focus & set(content_words(_POSSESSIVE.sub("", c))) for c in stating):
         return []
-    kinds = [t.name for t in asked_types(question)]
-    phrase = _counted_phrase(question)
-    if phrase:
-        kinds.append(f"number of {' '.join(phrase)}")
     about = " ".join(sorted(focus))
     return [f"{k} (about: {about})" for k in kinds]
 

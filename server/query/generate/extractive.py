@@ -289,7 +289,8 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     answered how-to questions, the code unit leading puts the gold first in 14 instead of 8,
     and moves it from first in none."""
     stating = [i for i, c in enumerate(chosen) if leads(question, c.sentence.display)]
-    lead = max(stating, key=lambda i: (_about(question, chosen, i), -i), default=None)
+    focus = _focus(question, chosen) if len(stating) > 1 else frozenset()
+    lead = max(stating, key=lambda i: (_about(focus, chosen[i]), -i), default=None)
     if lead is None:
         lead = next(
             (i for i, c in enumerate(chosen) if defines_asked(question, c.sentence.display)), None
@@ -300,17 +301,22 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 
-def _about(question: str, chosen: Sequence[Picked], i: int) -> int:
-    """How many words of what the question asks about (`answer_types.focus_words`, the
-    question's names that every chosen unit's chunk holds left out) unit `i` shares, in its
-    text or its chunk's title and headings: of two units that state the asked kind, the one
-    about the asked thing leads ("the `user_session` cookie ... Two weeks" before another
-    cookie's "One hour")."""
+def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
+    """What the question asks about (`answer_types.focus_words`), without its names that
+    every chosen unit's chunk holds."""
     chunks = {c.hit.chunk.snippet_id: c.hit.chunk for c in chosen}.values()
-    common = common_names(question, [f"{k.title} {k.heading} {k.text}" for k in chunks])
-    c = chosen[i]
-    said = content_words(f"{c.sentence.display} {c.hit.chunk.title} {c.hit.chunk.heading}")
-    return len(focus_words(question, common) & set(said))
+    common = common_names(question, [embed_input(k.title, k.heading, k.text) for k in chunks])
+    return focus_words(question, common)
+
+
+def _about(focus: frozenset[str], c: Picked) -> int:
+    """How many of the `focus` words unit `c` shares, in its text or its chunk's title and
+    headings: of two units that state the asked kind, the one about the asked thing leads
+    ("the `user_session` cookie ... Two weeks" before another cookie's "One hour")."""
+    chunk = c.hit.chunk
+    return len(
+        focus & set(content_words(embed_input(chunk.title, chunk.heading, c.sentence.display)))
+    )
 
 
 # ASCII whitespace, or the next item's marker. Not any Unicode space: a span the injection

@@ -27,7 +27,7 @@ _MARKER = re.compile(r"\[\d+\]")
 # as 'BRCA1' or 'OAuth2' already are. A year stays a number ('pre-2010'). Such numbers are
 # never compared as quantities; `_renumbered_identifiers` compares them as names.
 _NAMED_NUMBER = re.compile(
-    r"(?<![\w-])(?:[a-z][a-z0-9]*-|[a-z]+\d+/)(?!(?:1[5-9]|20)\d\d\b)(?=\d+\b(?![.,]\d))"
+    r"(?<![\w-])(?:[a-z][a-z0-9]*-|[a-z]+\d+/)(?!(?:1[5-9]|20)\d\d\b)(?=(\d+)\b(?![.,]\d))"
 )
 
 
@@ -70,11 +70,7 @@ def named_numbers(text: str) -> set[str]:
     """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4'), canonical: a claim
     that says 'Route 690' where its span names 'I-690' states no number the span lacks."""
     lowered = _MARKER.sub(" ", text.lower())
-    return {
-        _canonical(m.group(0))
-        for j in _NAMED_NUMBER.finditer(lowered)
-        if (m := re.match(r"\d+", lowered[j.end() :]))
-    }
+    return {_canonical(m.group(1)) for m in _NAMED_NUMBER.finditer(lowered)}
 
 
 # --- numbers by role -------------------------------------------------------------------
