@@ -11,7 +11,8 @@ Only kinds whose values have an unmistakable surface form are checked (a currenc
 unit, a percent sign, a time unit, a year or month, a phone number, an e-mail address, the word
 "default" or what happens when nothing is set (for "by default"), an upper-case
 `ENV_VAR` name for "which environment variable", a `--flag` for "which command-line flag";
-"what keep-alive timeout / expiry / interval" asks for a duration like "how long").
+"what keep-alive timeout / expiry / interval" asks for a duration like "how long"; "how
+often" asks for a frequency: a period, "once a week", "daily", "periodically").
 "How many <things>" (or
 "what is the maximum number of <things>") is a count: it is stated by a claim that holds a
 number (digits, a number word, "once", "unlimited", "no more than one") together with the
@@ -121,6 +122,23 @@ TYPES: tuple[AnswerType, ...] = (
             r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
             r"|\b(?:indefinitely|immediately|permanently|forever|until|as long as|hourly|daily|"
             r"weekly|monthly|annually|yearly)\b",
+            _I,
+        ),
+    ),
+    AnswerType(
+        "frequency",
+        re.compile(
+            # ("how many times a year" is a count of times, `counted`)
+            r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency|rate)\b",
+            _I,
+        ),
+        # a period it recurs by, a count of times, or a word for either
+        re.compile(
+            r"\b(?:every|each|per)\s+(?:[\w-]+\s+)?"
+            r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|quarters?|years?)\b"
+            r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|many) times\b"
+            r"|\b(?:once|twice|hourly|daily|weekly|fortnightly|monthly|quarterly|annually|yearly|"
+            r"biannually|periodically|regularly|continuously|constantly|whenever)\b",
             _I,
         ),
     ),

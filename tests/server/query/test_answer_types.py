@@ -29,6 +29,8 @@ from server.query.answer_types import (
         ("What uptime percentage does the SLA guarantee?", ["percentage"]),
         ("How long does the service keep audit log events?", ["duration"]),
         ("On what date will the new terms take effect?", ["date"]),
+        ("How often is the transparency report published?", ["frequency"]),
+        ("How many times a day does the job run?", []),  # a count of times: `counted`
         ("What is the phone number of the designated agent?", ["phone number"]),
         ("What email address reaches the security team?", ["email address"]),
         ("What fee does the platform take on sponsorships?", ["fee"]),
@@ -54,6 +56,17 @@ def test_a_default_is_stated_by_name_or_by_what_happens_when_nothing_is_set() ->
     assert unstated(q, ["Unless you set `max_age`, it expires when the browser closes."]) == []
     assert unstated(q, ["If you don't pass `expires`, the browser drops it on exit."]) == []
     assert unstated(q, ["You can set cookies on the response object."]) == ["default value"]
+
+
+def test_a_frequency_is_a_period_a_count_of_times_or_a_word_for_either() -> None:
+    q = "How often does the server send keep-alive pings?"
+    assert unstated(q, ["It sends a ping every 15 seconds when the stream is idle."]) == []
+    assert unstated(q, ["A job runs the tests once a week."]) == []
+    assert unstated(q, ["Reports are published twice a year."]) == []
+    assert unstated(q, ["The index is rebuilt daily."]) == []
+    assert unstated(q, ["Pings keep proxies from closing the connection."]) == ["frequency"]
+    # a span of time is no frequency
+    assert unstated(q, ["A ping times out after 30 seconds."]) == ["frequency"]
 
 
 def test_a_fee_is_an_amount_or_a_share() -> None:
