@@ -63,6 +63,9 @@ _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
+# A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://
+# github.com/apps/...)", "PR [#11011](https://github.com/.../pull/11011)").
+_CREDIT = re.compile(r"\[?(?:@[\w.-]+(?:\[bot\])?|#\d+)\]?(?:\([^)\s]*\))?")
 # A section of a change log: a heading that is a version ("0.95.0", "v2.1.3", with an
 # optional release date) or that names a list of changes as a whole.
 _CHANGE_SECTION = re.compile(
@@ -186,6 +189,12 @@ def is_changelog(text: str) -> bool:
     return bool(_ISSUE.search(text)) or bool(_EMOJI_START.search(text) and _LINK.search(text))
 
 
+def _said(prose: str) -> list[str]:
+    """The content words a text says, without the issue numbers and credits it names
+    ("PR #11011 by @dependabot." says nothing; a web address written out says where)."""
+    return content_words(_ISSUE.sub(" ", _CREDIT.sub(" ", prose)))
+
+
 def _marker_end(text: str) -> int:
     m = markdown.LIST_ITEM.match(text)
     return m.end() if m else 0
@@ -225,7 +234,7 @@ def _unit(
         reference=reference,
         pointer=bool(prose) and is_pointer(prose),
         changelog=bool(prose) and is_changelog(prose),
-        fragment=kind in ("sentence", "item") and len(content_words(prose)) < _MIN_WORDS[kind],
+        fragment=kind in ("sentence", "item") and len(_said(prose)) < _MIN_WORDS[kind],
         aside=bool(prose) and is_aside(prose),
     )
 

@@ -108,6 +108,20 @@ def test_pointers_and_change_entries_are_told_by_general_features() -> None:
     assert not is_changelog("The default port is 8000.")
 
 
+def test_a_credit_line_says_nothing() -> None:
+    text = (
+        "Add cron to run the tests once a week. PR [#11011](https://github.com/a/b/pull/11011)"
+        " by [@dependabot[bot]](https://github.com/apps/dependabot). Initial PR by @someone."
+    )
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    change, credit, initial = units(chunk)
+    assert not change.fragment
+    assert credit.fragment and initial.fragment
+    assert not admissible(credit, "When were the tests run by cron? Which version?")
+
+
 def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     text = "Read more about it in the [docs for Testing](https://x.org/t)."
     chunk = _chunk(0, 1).model_copy(
