@@ -32,7 +32,7 @@ from server.core.settings.generation import GenerationSettings
 from server.core.text import HEADING_SEPARATOR, content_words, embed_input
 from server.query.answer_types import asks_how_to, common_names, defines_asked, focus_words, leads
 from server.query.claims import classify_claim, render
-from server.query.evidence import Unit, admissible, units
+from server.query.evidence import Unit, admissible, sentence_parts, units
 from server.query.retrieve import cosine
 
 
@@ -310,13 +310,23 @@ def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
 
 
 def _about(focus: frozenset[str], c: Picked) -> int:
-    """How many of the `focus` words unit `c` shares, in its text or its chunk's title and
-    headings: of two units that state the asked kind, the one about the asked thing leads
-    ("the `user_session` cookie ... Two weeks" before another cookie's "One hour")."""
+    """How many of the `focus` words unit `c` shares, in its text, the sentence before it in
+    its paragraph, or its chunk's title and headings: of two units that state the asked kind,
+    the one about the asked thing leads ("the `user_session` cookie ... Two weeks" before
+    another cookie's "One hour"; "You must make this request within 90 days" read with the
+    sentence that says what the request is: "... provide an Account owner with a copy ...")."""
     chunk = c.hit.chunk
-    return len(
-        focus & set(content_words(embed_input(chunk.title, chunk.heading, c.sentence.display)))
-    )
+    said = embed_input(chunk.title, chunk.heading, f"{_before(c)} {c.sentence.display}")
+    return len(focus & set(content_words(said)))
+
+
+def _before(c: Picked) -> str:
+    """The sentence before unit `c` in its paragraph, or ''."""
+    chunk = c.hit.chunk
+    head = chunk.text[: max(0, c.sentence.start - chunk.offsets.start)]
+    paragraph = head[head.rfind("\n\n") + 1 :] if "\n\n" in head else head
+    parts = sentence_parts(paragraph)
+    return parts[-1] if parts else ""
 
 
 # ASCII whitespace, or the next item's marker. Not any Unicode space: a span the injection

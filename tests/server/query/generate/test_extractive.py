@@ -417,3 +417,29 @@ def test_of_the_units_that_state_the_asked_kind_the_one_about_the_asked_thing_le
     ]
     # both about a cookie as much: the better scored leads, as before
     assert lead_with_value("How long does a cookie stay?", [hour, weeks]) == [hour, weeks]
+
+
+def test_a_unit_is_read_with_the_sentence_before_it_in_its_paragraph() -> None:
+    doc = (
+        "# Cancellation\n\n"
+        "We delete your profile within 90 days of cancellation.\n\n"
+        "Upon request, we provide the owner with a copy of the account contents. "
+        "You must make this request within 30 days.\n"
+    )
+    chunk = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+
+    def pick(text: str, score: float) -> Picked:
+        unit = next(u for u in units(chunk, 900) if u.start == doc.index(text))
+        return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
+
+    deleted, request = pick("We delete", 0.9), pick("You must", 0.7)
+    # "this request" is the copy the question asks about: the sentence before says so
+    q = "How long do I have to ask for a copy of my account contents?"
+    assert lead_with_value(q, [deleted, request]) == [request, deleted]
+    # the sentence before a paragraph's first sentence is not read: another paragraph
+    assert lead_with_value("How long until my profile is deleted?", [deleted, request]) == [
+        deleted,
+        request,
+    ]
