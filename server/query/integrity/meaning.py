@@ -19,7 +19,7 @@ support score judges those.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from server.core.text import STOP
@@ -28,7 +28,11 @@ from server.query.integrity.numbers import number_mentions, stem
 _MARKER = re.compile(r"\[\d+\]")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_'’.-]*[a-z0-9]|[a-z0-9]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+|;\s*")
-_CLAUSE = re.compile(r",\s*|\s+(?:but|while|whereas|although|though)\s+|\s+and\s+(?=\w+\s)")
+_CLAUSE = re.compile(
+    r",\s*(?:(?:but|while|whereas|although|though)\s+)?"
+    r"|\s+(?:but|while|whereas|although|though)\s+|\s+and\s+(?=\w+\s)"
+)
+_CONTRAST = re.compile(r"\b(?:but|while|whereas|although|though)\b")
 _CLAIM_CLAUSE = re.compile(r";\s*|,?\s+(?:and|but|while|whereas|although|though)\s+")
 
 # Bounds and idioms that hold a negation word without negating the statement.
@@ -118,8 +122,9 @@ _ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ),
         ("positive positively", "negative negatively"),
         (
-            "activate activates activated activation",
-            "deactivate deactivates deactivated deactivation inactivate inactivates inactivated",
+            "activate activates activated activating activation",
+            "deactivate deactivates deactivated deactivating deactivation inactivate "
+            "inactivates inactivated inactivating",
         ),
         (
             "improve improves improved improvement",
@@ -156,15 +161,26 @@ class _Unit:
     # per negation, the stemmed words it bears on (`SCOPE_TOKENS` after it; empty at the end)
     scopes: tuple[frozenset[str], ...]
     heads: tuple[str, ...] = ()  # per negation, the first stemmed word after it ('' at the end)
+    contrast: bool = False  # a span clause opened by 'but', 'whereas', ...: another subject
 
     @property
     def negations(self) -> int:
         return len(self.scopes)
 
 
+# A negation that names the reference group of a comparison ("compared with people who had
+# migraine without aura", "than those with no ...") says what is compared, not that the
+# statement is false: the negation word is dropped, the words around it kept.
+_REFERENCE_NEGATION = re.compile(
+    r"\b((?:compared (?:with|to)|relative to|versus|vs\.?|than)\s+(?:[a-z][\w-]*\s+){0,4}?)"
+    r"(?:no|without)\b"
+)
+
+
 def _tokens(text: str) -> list[str]:
     lowered = _MARKER.sub(" ", text.lower()).replace("’", "'")
     lowered = _NOT_NEGATION.sub(" ", lowered.strip())
+    lowered = _REFERENCE_NEGATION.sub(lambda m: m.group(1) + " ", lowered)
     return _WORD.findall(lowered)
 
 
@@ -200,14 +216,21 @@ def _bearing(unit: _Unit, other: _Unit) -> int:
     return sum(not sc or bool(sc & said) for sc in unit.scopes)
 
 
+def _clauses(sentence: str) -> list[_Unit]:
+    """The sentence's clauses, each marked when a contrast word opens it."""
+    out, start, contrast = [], 0, False
+    for m in [*_CLAUSE.finditer(sentence), None]:
+        piece = sentence[start : m.start() if m else len(sentence)]
+        if piece.strip():
+            out.append(replace(_unit(piece), contrast=contrast))
+        if m:
+            start, contrast = m.end(), bool(_CONTRAST.search(m.group(0)))
+    return out
+
+
 def _span_units(span: str) -> list[tuple[_Unit, list[_Unit]]]:
     """Every sentence of the span, with its clauses."""
-    out = []
-    for sentence in _SENTENCE.split(span):
-        if sentence.strip():
-            clauses = [_unit(p) for p in _CLAUSE.split(sentence) if p.strip()]
-            out.append((_unit(sentence), clauses))
-    return out
+    return [(_unit(s), _clauses(s)) for s in _SENTENCE.split(span) if s.strip()]
 
 
 def _claim_units(claim: str) -> list[_Unit]:
@@ -267,7 +290,11 @@ def _cover(words: frozenset[str], parts: list[_Unit]) -> list[_Unit]:
     while grown:
         grown = False
         for j in (lo - 1, hi + 1):
-            if 0 <= j < len(parts) and (words & parts[j].content) - covered:
+            # a clause opened by a contrast word is about another subject: not grown into
+            # ("..., whereas fruit juice is associated with a higher risk"), nor out of
+            if not 0 <= j < len(parts) or (parts[j] if j > hi else parts[lo]).contrast:
+                continue
+            if (words & parts[j].content) - covered:
                 covered |= words & parts[j].content
                 lo, hi = min(lo, j), max(hi, j)
                 grown = True

@@ -66,11 +66,17 @@ _PRONOUN_ONE = re.compile(
 )
 
 
+# Digits inside a word are a name's too: 'BRCA1' -> '1', 'Th17' -> '17', 'T1D' -> '1'.
+_GLUED_NUMBER = re.compile(r"(?<![\w-])[a-z]+(\d+)[a-z]*\b")
+
+
 def named_numbers(text: str) -> set[str]:
-    """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4'), canonical: a claim
-    that says 'Route 690' where its span names 'I-690' states no number the span lacks."""
+    """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4', 'Th17' -> '17'),
+    canonical: a claim that says 'Route 690' where its span names 'I-690', or 'T-helper 17'
+    where it names 'Th17', states no number the span lacks."""
     lowered = _MARKER.sub(" ", text.lower())
-    return {_canonical(m.group(1)) for m in _NAMED_NUMBER.finditer(lowered)}
+    named = {_canonical(m.group(1)) for m in _NAMED_NUMBER.finditer(lowered)}
+    return named | {_canonical(m.group(1)) for m in _GLUED_NUMBER.finditer(lowered)}
 
 
 # --- numbers by role -------------------------------------------------------------------

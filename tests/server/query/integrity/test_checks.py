@@ -331,6 +331,13 @@ def test_a_number_of_a_name_is_compared_as_part_of_the_name() -> None:
     road = claim("It is adjacent to Route 690 West.", ClaimType.FACT, slot(1, ROTATE))
     near = "The fairgrounds are adjacent to I-690 West."
     assert checks.check_type_evidence(road, [near], allow_general=False) == []
+    # digits inside a word are a name's too: 'T-helper 17' for 'TH17', 'BRCA 1' for 'BRCA1'
+    th17 = claim("Depletion of T-helper 17 cells follows.", ClaimType.FACT, slot(1, ROTATE))
+    depleted = ["TH17 cells were depleted."]
+    assert checks.check_type_evidence(th17, depleted, allow_general=False) == []
+    brca = claim("BRCA 1 carriers' risk varies.", ClaimType.FACT, slot(1, ROTATE))
+    varies = ["Risks of BRCA1/2 vary."]
+    assert checks.check_type_evidence(brca, varies, allow_general=False) == []
     # a claim number the span states nowhere, named or not, is still a mismatch
     far = claim("It is adjacent to Route 691 West.", ClaimType.FACT, slot(1, ROTATE))
     assert codes(checks.check_type_evidence(far, [near], allow_general=False)) == [

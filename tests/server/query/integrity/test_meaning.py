@@ -218,6 +218,14 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "Birth weight is positively associated with risk.",
         ),
         ("The mutation deactivates the pathway.", "The mutation activates the pathway."),
+        ("The gene deactivates the receptor.", "The gene acts by activating the receptor."),
+        # a clause opened by 'whereas' is about another subject: not read with the first
+        (
+            "Eating whole fruits increases the risk of type 2 diabetes.",
+            "Eating whole fruits, particularly apples, grapes, and berries, is associated with "
+            "a lower risk of type 2 diabetes, whereas eating fruit juice is associated with a "
+            "higher risk.",
+        ),
         ("Pooling improves throughput.", "Pooling impairs throughput."),
         # a negating prefix: 'invalid' / 'valid', 'inaccurate' / 'accurate'
         ("The signature on the token is invalid.", "The signature on the token is valid."),
@@ -377,6 +385,27 @@ def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None
 def test_a_number_joined_to_a_name_is_no_quantity(text: str, numbers: set[str]) -> None:
     assert normalise_numbers(text) == numbers
     assert {m.value for m in number_mentions(text)} == numbers
+
+
+def test_a_negation_naming_what_is_compared_negates_nothing() -> None:
+    span = (
+        "The risk was higher among people who had migraine with aura compared with people who "
+        "had migraine without aura."
+    )
+    assert negation_mismatches("Migraine with aura is associated with a higher risk.", span) == []
+    span = "Compared with patients with no hypoglycemia, patients with episodes had more risk."
+    assert negation_mismatches("Patients with hypoglycemia episodes had more risk.", span) == []
+    # outside a comparison the negation still counts
+    assert negation_mismatches(
+        "Patients with hypoglycemia had more risk.", "Patients without hypoglycemia had more risk."
+    )
+
+
+def test_a_contrast_clause_is_read_on_its_own() -> None:
+    span = "Eating whole fruit lowers the risk, whereas drinking fruit juice raises the risk."
+    # the claim restating the contrast clause is aligned with it, not with the first clause
+    assert negation_mismatches("Drinking fruit juice raises the risk.", span) == []
+    assert negation_mismatches("Eating whole fruit lowers the risk.", span) == []
 
 
 def test_a_named_number_is_checked_as_a_name() -> None:
