@@ -53,6 +53,13 @@ _READING_VERB = re.compile(
     r"(?:read|see|check|learn|refer|visit|find|look|go)\b",
     re.I,
 )
+# "We provide more information about [X](...)", "More details are in the guide": an offer of
+# more to read elsewhere, a pointer like a reading verb.
+_MORE_TO_READ = re.compile(
+    r"^\W*(?:(?:we|you)\s+(?:\w+\s+)?(?:provide|give|offer|find|get|have)\s+)?"
+    r"(?:more|further|additional)\s+(?:information|details|info)\b",
+    re.I,
+)
 _READING_TARGET = re.compile(
     r"\b(?:docs?|documentation|section|chapter|guide|tutorial|page|article|reference|below|"
     r"above|here|link)\b",
@@ -161,7 +168,7 @@ def is_pointer(text: str) -> bool:
     bare = text.strip()
     if link_share(bare) > _LINK_ONLY:
         return True
-    return bool(_READING_VERB.search(bare)) and bool(
+    return bool(_READING_VERB.search(bare) or _MORE_TO_READ.search(bare)) and bool(
         _LINK.search(bare) or _URL.search(bare) or _READING_TARGET.search(bare)
     )
 

@@ -103,6 +103,11 @@ def test_pointers_and_change_entries_are_told_by_general_features() -> None:
     assert is_pointer("See https://example.com/terms for the full terms.")
     assert not is_pointer("Please send the signed form to legal@example.com.")
     assert not is_pointer("Please read the terms carefully before you accept them.")
+    # an offer of more to read elsewhere
+    assert is_pointer("We provide more information about [cookies on GitHub](/policy/cookies).")
+    assert is_pointer("More information is available in the [docs](https://x.org/d).")
+    assert not is_pointer("More information about cookies helps users decide.")
+    assert not is_pointer("We provide more storage to paid plans, see the table below.")
     assert is_changelog("📝 Update docs for CORS. PR [#1234](https://github.com/a/b/pull/1234).")
     assert is_changelog("Fix header parsing. PR #16196 by @someone.")
     assert not is_changelog("The default port is 8000.")
