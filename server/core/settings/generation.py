@@ -47,6 +47,11 @@ class GenerationSettings(BaseModel):
         description="two chosen units of one chunk with nothing but whitespace or a list "
         "marker between them are cited as one span (a passage read in its order)"
     )
+    lead_margin: float = Field(
+        ge=0.0,
+        description="score units below the best unit's within which the unit most about the "
+        "asked thing (focus words in it, the sentence before it, its headings) leads",
+    )
     llm_offered: int = Field(
         gt=0, description="reranked snippets shown to the LLM, the enum of its citation ids"
     )

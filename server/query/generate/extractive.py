@@ -277,7 +277,7 @@ def _overlapping(a: Picked, b: Picked) -> bool:
     )
 
 
-def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
+def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) -> list[Picked]:
     """Best first, except that when the question asks for a kind of value (a duration, a
     price, a count: `server.query.answer_types`; a duration also for "how long is / are")
     the best unit that states one leads (of several, the one most about the asked thing:
@@ -287,7 +287,8 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
     ...?") the best unit that carries code does: the direct answer first, the units that
     explain the topic after it. Measured (all-MiniLM-L6-v2, FastAPI dev run files): of 33
     answered how-to questions, the code unit leading puts the gold first in 14 instead of 8,
-    and moves it from first in none."""
+    and moves it from first in none. Otherwise, of the units scored within `margin` of the
+    best, the one most about the asked thing (`_about`) leads."""
     stating = [i for i, c in enumerate(chosen) if leads(question, c.sentence.display)]
     focus = _focus(question, chosen) if len(stating) > 1 else frozenset()
     lead = max(stating, key=lambda i: (_about(focus, chosen[i]), -i), default=None)
@@ -297,6 +298,13 @@ def lead_with_value(question: str, chosen: list[Picked]) -> list[Picked]:
         )
     if lead is None and asks_how_to(question):
         lead = next((i for i, c in enumerate(chosen) if shows_code(c.sentence)), None)
+    if lead is None and chosen:
+        # units scored within `margin` of the best are as good an answer by score: of them,
+        # the one most about the asked thing leads ("Which IP address does fastapi run listen
+        # on?": the `fastapi run` section's address, not the `fastapi dev` one's)
+        near = [i for i, c in enumerate(chosen) if c.score >= chosen[0].score - margin]
+        focus = _focus(question, chosen) if len(near) > 1 else frozenset()
+        lead = max(near, key=lambda i: (_about(focus, chosen[i]), -i))
     lead = lead or 0
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
@@ -410,7 +418,7 @@ class ExtractiveGenerator:
         ranked = scored(found, self._cfg)
         chosen = _pick(ranked, self._cfg, self._max_claims)
         chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
-        chosen = distinct(lead_with_value(question, chosen))
+        chosen = distinct(lead_with_value(question, chosen, self._cfg.lead_margin))
         if self._cfg.join_adjacent:
             chosen = join_adjacent(chosen)
         # The best unit leads; each section's units stay together, by score.

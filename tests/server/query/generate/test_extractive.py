@@ -443,3 +443,24 @@ def test_a_unit_is_read_with_the_sentence_before_it_in_its_paragraph() -> None:
         deleted,
         request,
     ]
+
+
+def test_of_units_near_the_best_score_the_one_about_the_asked_thing_leads() -> None:
+    doc = "It listens on the IP address `127.0.0.1`.\n\nIt listens on the IP address `0.0.0.0`.\n"
+    base = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+
+    def pick(text: str, heading: str, score: float) -> Picked:
+        chunk = base.model_copy(update={"heading": heading})
+        unit = next(u for u in units(chunk, 900) if u.start == doc.index(text))
+        return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
+
+    dev = pick("It listens on the IP address `127", "CLI > fastapi dev", 1.95)
+    run = pick("It listens on the IP address `0", "CLI > fastapi run", 1.87)
+    q = "Which IP address does fastapi run listen on?"
+    # 0.08 apart: within a margin of 0.1 the `fastapi run` section's unit leads
+    assert lead_with_value(q, [dev, run], margin=0.1) == [run, dev]
+    # outside the margin, or with none, the better score leads as before
+    assert lead_with_value(q, [dev, run], margin=0.05) == [dev, run]
+    assert lead_with_value(q, [dev, run]) == [dev, run]
