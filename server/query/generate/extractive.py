@@ -290,8 +290,7 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
     and moves it from first in none. Otherwise, of the units scored within `margin` of the
     best, the one most about the asked thing (`_about`) leads."""
     stating = [i for i, c in enumerate(chosen) if leads(question, c.sentence.display)]
-    focus = _focus(question, chosen) if len(stating) > 1 else frozenset()
-    lead = max(stating, key=lambda i: (_about(focus, chosen[i]), -i), default=None)
+    lead = _most_about(question, chosen, stating)
     if lead is None:
         lead = next(
             (i for i, c in enumerate(chosen) if defines_asked(question, c.sentence.display)), None
@@ -303,10 +302,16 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
         # the one most about the asked thing leads ("Which IP address does fastapi run listen
         # on?": the `fastapi run` section's address, not the `fastapi dev` one's)
         near = [i for i, c in enumerate(chosen) if c.score >= chosen[0].score - margin]
-        focus = _focus(question, chosen) if len(near) > 1 else frozenset()
-        lead = max(near, key=lambda i: (_about(focus, chosen[i]), -i))
+        lead = _most_about(question, chosen, near)
     lead = lead or 0
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
+
+
+def _most_about(question: str, chosen: Sequence[Picked], candidates: list[int]) -> int | None:
+    """Of the `candidates` (indexes into `chosen`), the one most about the asked thing
+    (`_about`), the earlier of equals; None when there is none."""
+    focus = _focus(question, chosen) if len(candidates) > 1 else frozenset()
+    return max(candidates, key=lambda i: (_about(focus, chosen[i]), -i), default=None)
 
 
 def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
@@ -332,8 +337,7 @@ def _before(c: Picked) -> str:
     """The sentence before unit `c` in its paragraph, or ''."""
     chunk = c.hit.chunk
     head = chunk.text[: max(0, c.sentence.start - chunk.offsets.start)]
-    paragraph = head[head.rfind("\n\n") + 1 :] if "\n\n" in head else head
-    parts = sentence_parts(paragraph)
+    parts = sentence_parts(head[head.rfind("\n\n") + 1 :])  # the whole head without a break
     return parts[-1] if parts else ""
 
 

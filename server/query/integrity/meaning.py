@@ -28,12 +28,10 @@ from server.query.integrity.numbers import number_mentions, stem
 _MARKER = re.compile(r"\[\d+\]")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_'’.-]*[a-z0-9]|[a-z0-9]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+|;\s*")
-_CLAUSE = re.compile(
-    r",\s*(?:(?:but|while|whereas|although|though)\s+)?"
-    r"|\s+(?:but|while|whereas|although|though)\s+|\s+and\s+(?=\w+\s)"
-)
-_CONTRAST = re.compile(r"\b(?:but|while|whereas|although|though)\b")
-_CLAIM_CLAUSE = re.compile(r";\s*|,?\s+(?:and|but|while|whereas|although|though)\s+")
+_CONTRASTS = "but|while|whereas|although|though"
+_CLAUSE = re.compile(rf",\s*(?:(?:{_CONTRASTS})\s+)?|\s+(?:{_CONTRASTS})\s+|\s+and\s+(?=\w+\s)")
+_CONTRAST = re.compile(rf"\b(?:{_CONTRASTS})\b")
+_CLAIM_CLAUSE = re.compile(rf";\s*|,?\s+(?:and|{_CONTRASTS})\s+")
 
 # Bounds and idioms that hold a negation word without negating the statement.
 _NOT_NEGATION = re.compile(
