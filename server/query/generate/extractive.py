@@ -378,8 +378,25 @@ def _joined(a: Picked, b: Picked) -> Picked:
         sentence=unit,
         score=max(a.score, b.score),
         words=a.words | b.words,
-        also_in=(*a.also_in, *b.also_in),
+        also_in=_joined_copies((*a.also_in, *b.also_in)),
     )
+
+
+def _joined_copies(copies: Sequence[AlsoIn]) -> tuple[AlsoIn, ...]:
+    """The copies of two joined units, one per document: the copies of both in one document
+    are the joined passage there, one span from the first's start to the last's end (a
+    citation lists each document once, so the second copy would otherwise be lost)."""
+    out: dict[str, AlsoIn] = {}
+    for a in copies:
+        had = out.get(a.doc_id)
+        if had is None or had.span is None:
+            out[a.doc_id] = a
+        elif a.span is not None:
+            span = Offsets(
+                start=min(had.span.start, a.span.start), end=max(had.span.end, a.span.end)
+            )
+            out[a.doc_id] = had.model_copy(update={"span": span})
+    return tuple(out.values())
 
 
 def join_adjacent(chosen: list[Picked]) -> list[Picked]:

@@ -57,11 +57,10 @@ def merged_also_in(
     chunk: Sequence[AlsoIn], unit: Sequence[AlsoIn], own_doc: str
 ) -> tuple[AlsoIn, ...]:
     """The chunk's near-duplicates, then the documents that hold the same quote, each
-    document once and never the cited one."""
-    seen = {own_doc}
-    out = []
+    document once and never the cited one; where both name a document, the unit's copy,
+    which knows where the quote sits there (a chunk's near-duplicate has no span)."""
+    out: dict[str, AlsoIn] = {}
     for a in (*chunk, *unit):
-        if a.doc_id not in seen:
-            seen.add(a.doc_id)
-            out.append(a)
-    return tuple(out)
+        if a.doc_id != own_doc and (a.doc_id not in out or out[a.doc_id].span is None):
+            out[a.doc_id] = a
+    return tuple(out.values())

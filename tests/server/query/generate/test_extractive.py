@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from server.core.contracts import Chunk, ClaimType, Hit, Offsets
+from server.core.contracts import AlsoIn, Chunk, ClaimType, Hit, Offsets
 from server.core.settings import load_settings
 from server.query.claims import classify_claim
 from server.query.evidence import units
@@ -252,6 +252,33 @@ def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
     # units of other chunks are never joined
     other = dataclasses.replace(picks[1], hit=_elsewhere("other", 0.5))
     assert len(join_adjacent([picks[0], other])) == 2
+
+
+def test_joined_units_copied_into_another_document_are_one_copy_there() -> None:
+    # tutorial/middleware.md copies two paragraphs of advanced/response-headers.md: the first
+    # paragraph's copy ends at 1861, the second's starts at 1863. The joined citation lists
+    # the other document once, over both copies (it used to keep only the first, and the
+    # answer's second paragraph was not counted as a citation in response-headers.md).
+    start = PASSAGE.index("Create")
+    hit = _tail_hit(PASSAGE, start, "keys-1")
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
+    a, b, c = sorted(
+        select(features("How do I make a secret key?", [hit], HashEmbedder(), 8), cfg, 4),
+        key=lambda p: p.sentence.start,
+    )
+
+    def copy_at(lo: int, hi: int, doc: str = "headers.md") -> AlsoIn:
+        span = Offsets(start=lo, end=hi)
+        return AlsoIn(doc_id=doc, source_url=doc, snippet_id=f"{doc}-1", rev="r", span=span)
+
+    a = dataclasses.replace(a, also_in=(copy_at(100, 146),))
+    b = dataclasses.replace(b, also_in=(copy_at(147, 186), copy_at(5, 9, "faq.md")))
+    c = dataclasses.replace(c, also_in=(copy_at(188, 240),))
+    (one,) = join_adjacent([b, a, c])
+    assert [(x.doc_id, x.span) for x in one.also_in] == [
+        ("headers.md", Offsets(start=100, end=240)),
+        ("faq.md", Offsets(start=5, end=9)),
+    ]
 
 
 def test_units_either_side_of_a_withheld_span_are_not_joined() -> None:
