@@ -68,6 +68,9 @@ _READING_TARGET = re.compile(
 # A web address written out: an autolink ("<https://...>") or a bare URL.
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
+# An HTML comment: a linter's switch ("<!-- markdownlint-disable GHD034 -->") or an editor's
+# note, never shown to a reader.
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://
@@ -228,6 +231,7 @@ def _unit(
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
+        rest = _COMMENT.sub("", rest)
         rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln)).strip()
         shown = f"{display(prose)}\n{rest}" if rest else display(prose)
         if reference is not None and shown.endswith(":"):  # its content is the reference
@@ -319,9 +323,13 @@ def units(
 
 
 def _wrapper(text: str, block: markdown.Block) -> bool:
-    """An HTML block that is one bare opening or closing tag (`<div class="termy">`, `</div>`):
-    layout around the code or list a sentence introduces, not content of its own."""
-    return block.kind == "html" and _TAG_LINE.fullmatch(text[block.start : block.end]) is not None
+    """An HTML block that is one bare opening or closing tag (`<div class="termy">`, `</div>`)
+    or only comments (`<!-- markdownlint-disable GHD034 -->`): layout or notes around the code
+    or list a sentence introduces, not content of its own."""
+    if block.kind != "html":
+        return False
+    html = text[block.start : block.end]
+    return _TAG_LINE.fullmatch(html) is not None or not _COMMENT.sub("", html).strip()
 
 
 def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:

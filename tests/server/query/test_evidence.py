@@ -200,6 +200,35 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
     assert after.quote == "Copy the output to the variable `SECRET_KEY`."
 
 
+def test_a_lead_in_takes_its_list_past_a_comment() -> None:
+    # github-general-privacy-statement.md: a linter switch between the lead-in and its list
+    # cost the sentence its list, and the lead-in (ending in ":") was no unit at all
+    text = (
+        "GitHub personnel does not access private repository information except for:\n"
+        "\n"
+        "<!-- markdownlint-disable GHD034 -->\n"
+        "\n"
+        "* security purposes\n"
+        "* to assist the repository owner with a support matter\n"
+        "\n"
+        "<!-- markdownlint-enable GHD034 -->\n"
+        "\n"
+        "The owner is told.\n"
+    )
+    chunk = _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+    lead, after = units(chunk)
+    list_end = text.index("matter") + len("matter")
+    assert (lead.kind, lead.start, lead.end) == ("lead_in", 0, list_end)
+    assert lead.display == (
+        "GitHub personnel does not access private repository information except for:\n"
+        "* security purposes\n"
+        "* to assist the repository owner with a support matter"
+    )
+    assert after.quote == "The owner is told."
+
+
 def test_a_colon_sentence_inside_a_paragraph_keeps_the_line_it_introduces() -> None:
     text = (
         "GitHub's Standards of Conduct prohibit:\n"  # 0..39 (40 with the newline)
