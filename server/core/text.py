@@ -59,7 +59,10 @@ def embed_key(title: str, heading: str, content_hash: str) -> str:
 
 
 def display(text: str) -> str:
-    """Markdown emphasis and link syntax removed for reading; never used as a quote."""
+    """Markdown emphasis, link syntax and HTML comments removed for reading ("*Your Counter
+    Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted
+    ..."); never used as a quote."""
+    text = re.sub(r"<!--[\s\S]*?-->", " ", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)

@@ -6,6 +6,7 @@ import pytest
 
 from server.core.text import (
     WHOLE_NAME_POOL,
+    display,
     embed_context,
     embed_input,
     embed_key,
@@ -136,3 +137,11 @@ def test_in_a_recall_pool_a_name_is_mentioned_only_with_every_word() -> None:
     assert missing_names(q, pool[: WHOLE_NAME_POOL - 1], 0.5) == ()
     assert mentions("Edwyn Collins", "Collins played bass.")
     assert not mentions("Edwyn Collins", "Collins played bass.", whole=True)
+
+
+def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
+    text = (
+        "*Published.* <!-- markdownlint-disable-line emphasis-style --> See the "
+        "[**DMCA policy**](/dmca)."
+    )
+    assert display(text) == "*Published.* See the DMCA policy."
