@@ -381,7 +381,9 @@ class Signals(Frozen):
     answer_coverage: float  # share of the question's content words in the answer's claims
     relevance: float  # cosine of the question and its most relevant claim
     absent_share: float  # share of the question's names no readable candidate mentions
-    number_missing: float  # 1 when the question asks for a quantity and no claim has a number
+    # 1 when the question asks for a quantity and no claim gives a number, in digits or as an
+    # exact count in words next to the thing counted ("one single time")
+    number_missing: float
     fused_agreement: float  # 1 / the best hit's rank before rerank (fusion and rerank agree)
     claims: float  # claims shown
 

@@ -55,11 +55,14 @@ _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
 
 @dataclass(frozen=True)
 class AnswerType:
-    """A kind of value: the question forms that ask for it and the forms that state it."""
+    """A kind of value: the question forms that ask for it and the forms that state it;
+    `headed`: a claim's section headings may state it for the claim (a release's version
+    heads its notes: "## 0.67.0" over "Add support for `dataclasses` ...")."""
 
     name: str
     asks: re.Pattern[str]
     states: re.Pattern[str]
+    headed: bool = False
 
 
 TYPES: tuple[AnswerType, ...] = (
@@ -70,8 +73,10 @@ TYPES: tuple[AnswerType, ...] = (
             r"|\bwhat (?:is|are) the (?:price|cost|fee)s?\b|\bprize money\b",
             _I,
         ),
+        # "free", never the last word of a compound ("a royalty-free, fully paid-up license"
+        # is no price of taking part)
         re.compile(
-            rf"{_MONEY}|\bfree\b|{_NO_CHARGE}|\bnot charge\b",
+            rf"{_MONEY}|(?<![\w-])free\b|{_NO_CHARGE}|\bnot charge\b",
             _I,
         ),
     ),
@@ -144,7 +149,14 @@ TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         "date",
-        re.compile(r"\b(?:on what|what|which|in what) (?:date|day|year)\b", _I),
+        re.compile(
+            r"\b(?:on what|what|which|in what) (?:date|day|year)\b"
+            # "What is the DPA Coverage Date for ...?": a named date, the head of what is asked
+            # (not "the policy for dates")
+            r"|\b(?:what|which) (?:is|are|was|were) the "
+            r"(?:(?!(?:for|of|in|on|to|about|with)\b)[\w-]+ ){0,3}?dates?\b",
+            _I,
+        ),
         re.compile(
             r"\b\d{3,4}\b|(?-i:\b(?:January|February|March|April|May|June|July|August|"
             r"September|October|November|December)\b)|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b",
@@ -190,6 +202,15 @@ TYPES: tuple[AnswerType, ...] = (
             r"(?:set|given|provided|passed|declared|specified)\b",
             _I,
         ),
+    ),
+    AnswerType(
+        "version",
+        # "Since which FastAPI release ...?", "which version do I need?"; release notes are
+        # what they name, not a version
+        re.compile(r"\b(?:which|what) (?:[\w.-]+ ){0,2}?(?:version|release)s?\b(?! notes?\b)", _I),
+        # a version number as written: "0.67.0", "v2.1", "Python 3.10"
+        re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b"),
+        headed=True,
     ),
     AnswerType(
         "email address",
@@ -290,6 +311,30 @@ def _counted_nouns(phrase: Sequence[str]) -> set[str]:
     return {_singular(phrase[-1]), *rest}
 
 
+# An exact count in words, up to one word before the thing counted ("one single time",
+# "two free Accounts"); "several", "multiple", "any number of" are no exact count.
+_EXACT_COUNT = re.compile(
+    r"\b(?:once|twice|thrice)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|single|zero)\s+(?:[\w-]+\s+)?([\w'’-]+)",
+    _I,
+)
+
+
+def counts_in_words(question: str, text: str) -> bool:
+    """Whether `text` gives the count a "how many" question asks for as an exact number in
+    words next to the thing counted: "Make sure to use `yield` one single time" for "How
+    many times can a dependency yield?", never "a member of any number of Organizations"."""
+    phrase = _counted_phrase(question)
+    if not phrase:
+        return False
+    nouns = _counted_nouns(phrase)
+    for m in _EXACT_COUNT.finditer(text):
+        said = m.group(1)
+        if (said is None and "time" in nouns) or (said and _singular(said) in nouns):
+            return True
+    return False
+
+
 def asked_types(question: str) -> list[AnswerType]:
     """The kinds of value the question asks for (usually none, at most a couple)."""
     return [t for t in TYPES if t.asks.search(question)]
@@ -335,11 +380,15 @@ def leads(question: str, text: str) -> bool:
     )
 
 
-def unstated(question: str, texts: Sequence[str]) -> list[str]:
+def unstated(question: str, texts: Sequence[str], headings: Sequence[str] = ()) -> list[str]:
     """Names of the kinds the question asks for that none of `texts` states (a count: that
-    no one text states)."""
+    no one text states); a `headed` kind may also be stated by the claims' section
+    `headings`."""
     joined = "\n".join(texts)
-    out = [t.name for t in asked_types(question) if not t.states.search(joined)]
+    headed = "\n".join((joined, *headings))
+    out = [
+        t.name for t in asked_types(question) if not t.states.search(headed if t.headed else joined)
+    ]
     phrase = _counted_phrase(question)
     if phrase and not any(states_count(phrase, t) for t in texts):
         out.append(f"number of {' '.join(phrase)}")

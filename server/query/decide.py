@@ -23,7 +23,7 @@ from server.core.errors import ConfigError
 from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
-from server.query.answer_types import unbound, unstated
+from server.query.answer_types import counts_in_words, unbound, unstated
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -63,7 +63,8 @@ def signals(
         relevance=max(relevance, default=0.0),
         absent_share=absent_share,
         number_missing=float(
-            wants_number(question) and not any(has_number(c.text) for c in claims)
+            wants_number(question)
+            and not any(has_number(c.text) or counts_in_words(question, c.text) for c in claims)
         ),
         fused_agreement=1.0 / top.k_pos if top else 0.0,
         claims=float(len(claims) if units is None else units),
@@ -85,7 +86,8 @@ def verdict(
     else (`server.query.answer_types.unbound`: `contexts` are (claim text, its section's
     title and headings), `common` the question's names every hit holds)."""
     decision = model.decide(found) if model else Decision(signals=found)
-    missing = unstated(question, claim_texts) if answer_type_rule else []
+    headings = [where for _, where in contexts]
+    missing = unstated(question, claim_texts, headings) if answer_type_rule else []
     if answer_type_rule and not missing:
         missing = unbound(question, contexts, common)
     if missing:

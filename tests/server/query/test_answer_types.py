@@ -29,6 +29,11 @@ from server.query.answer_types import (
         ("What uptime percentage does the SLA guarantee?", ["percentage"]),
         ("How long does the service keep audit log events?", ["duration"]),
         ("On what date will the new terms take effect?", ["date"]),
+        ("What is the DPA Coverage Date for GitHub Models?", ["date"]),  # a named date
+        ("Since which FastAPI release can I use dataclasses?", ["version"]),
+        ("Which version of Python do I need?", ["version"]),
+        ("What do the release notes say about dataclasses?", []),
+        ("What is the update policy for dates in logs?", []),
         ("How often is the transparency report published?", ["frequency"]),
         ("How many times a day does the job run?", []),  # a count of times: `counted`
         ("What is the phone number of the designated agent?", ["phone number"]),
@@ -90,6 +95,16 @@ def test_a_claim_states_the_kind_or_the_question_goes_unanswered() -> None:
     assert unstated(price, ["The Team plan costs $4 per user per month."]) == []
     assert unstated(price, ["Public repositories are free for everyone."]) == []
     assert unstated(price, ["The Team plan includes code review tools."]) == ["price"]
+    since = "Since which FastAPI release can I use dataclasses?"
+    assert unstated(since, ["This is available since FastAPI version `0.67.0`."]) == []
+    assert unstated(since, ["Add support for `dataclasses`. PR #3577."]) == ["version"]
+    # a release's notes are headed by its version; a price is never read from a heading
+    notes = "Release Notes 0.67.0"
+    assert unstated(since, ["Add support for `dataclasses`. PR #3577."], [notes]) == []
+    assert unstated(price, ["The Team plan includes tools."], ["Pricing $4"]) == ["price"]
+    # a compound ending in "free" names no price (site-policy tune2 q18, "How much are
+    # participants ... paid?", was answered by "a royalty-free, fully paid-up ... license")
+    assert unstated(price, ["You grant a royalty-free, fully paid-up license."]) == ["price"]
     size = "What is the maximum file size I can push?"
     assert unstated(size, ["Files larger than 100 MB are blocked."]) == []
     # a number of another kind is not a size: a liability cap in dollars

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from server.core.contracts import Signals
+from server.core.contracts import Claim, ClaimType, Signals
 from server.core.errors import ConfigError
-from server.query.decide import RefusalModel, load_refusal_model, verdict, wants_number
+from server.core.settings import load_settings
+from server.index.sparse import Bm25Encoder
+from server.query.decide import RefusalModel, load_refusal_model, signals, verdict, wants_number
 
 S = Signals(
     best_score=0.7,
@@ -31,6 +33,32 @@ def test_questions_that_ask_for_a_quantity() -> None:
     assert wants_number("Which status code means Created?")
     assert not wants_number("How do I enable CORS?")
     assert not wants_number("What is dependency injection?")
+
+
+def _missing(question: str, text: str) -> float:
+    claim = Claim(id="c1", text=text, type=ClaimType.FACT)
+    sparse = Bm25Encoder(load_settings().models)
+    return signals(question, [], [claim], [0.5], sparse, 0.0).number_missing
+
+
+def test_a_number_is_missing_unless_a_claim_gives_one_in_digits_or_exact_words() -> None:
+    asked = "How many times can a dependency yield?"
+    assert _missing(asked, "Dependencies with yield run their exit code in order.") == 1.0
+    assert _missing(asked, "It may run 2 cleanup steps.") == 0.0  # a digit, as before
+    # the asked count in words: FastAPI dev f25 was refused with its gold sentence in hand
+    assert _missing(asked, "Make sure to use `yield` one single time per dependency.") == 0.0
+    assert _missing(asked, "You can only yield once.") == 0.0
+    assert _missing("How do I use yield?", "Use yield once.") == 0.0  # asks for no quantity
+    # a vague quantity, or an exact one of something else, gives no count (site-policy dev
+    # g83 and FastAPI tune3 u30, unanswerable, were answered when these counted)
+    members = "How many members can an organization on the Team plan have?"
+    said = "A Personal Account, one or more Users, can be a member of any number of Organizations."
+    assert _missing(members, said) == 1.0
+    assert (
+        _missing("How do I limit how many files a client uploads?", "Upload several files.") == 1.0
+    )
+    assert _missing(members, "It can have two hundred members.") == 0.0
+    assert _missing(members, "An organization can have ten paid members.") == 0.0
 
 
 def test_p_answer_is_the_sigmoid_of_the_standardised_sum() -> None:
