@@ -55,6 +55,13 @@ def _chunk(start: int, end: int) -> Chunk:
     )
 
 
+def _whole(text: str) -> Chunk:
+    """A chunk that is the whole of `text` (offsets from 0)."""
+    return _chunk(0, 1).model_copy(
+        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
+    )
+
+
 def test_a_lead_in_is_cited_with_what_it_introduces() -> None:
     found = units(_chunk(0, len(DOC)))
     assert [(u.kind, u.start, u.end) for u in found] == [
@@ -118,9 +125,7 @@ def test_a_credit_line_says_nothing() -> None:
         "Add cron to run the tests once a week. PR [#11011](https://github.com/a/b/pull/11011)"
         " by [@dependabot[bot]](https://github.com/apps/dependabot). Initial PR by @someone."
     )
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     change, credit, initial = units(chunk)
     assert not change.fragment
     assert credit.fragment and initial.fragment
@@ -129,9 +134,7 @@ def test_a_credit_line_says_nothing() -> None:
 
 def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     text = "Read more about it in the [docs for Testing](https://x.org/t)."
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     (pointer,) = units(chunk)
     assert pointer.pointer
     assert not admissible(pointer, "How do I test my app?")
@@ -152,9 +155,7 @@ def test_the_writer_speaking_of_themself_is_an_aside() -> None:
 
 def test_an_aside_answers_only_questions_about_what_someone_said_or_recommends() -> None:
     text = "Flask with Marshmallow was my favorite backend stack for years."
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     (aside,) = units(chunk)
     assert aside.aside
     assert aside.meta
@@ -187,9 +188,7 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
         "\n"
         "Copy the output to the variable `SECRET_KEY`.\n"
     )
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     lead, after = units(chunk)
     code_end = text.index("```\n\n</div>") + 3
     assert (lead.kind, lead.start, lead.end) == ("lead_in", 0, code_end)
@@ -215,9 +214,7 @@ def test_a_lead_in_takes_its_list_past_a_comment() -> None:
         "\n"
         "The owner is told.\n"
     )
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     lead, after = units(chunk)
     list_end = text.index("matter") + len("matter")
     assert (lead.kind, lead.start, lead.end) == ("lead_in", 0, list_end)
@@ -236,9 +233,7 @@ def test_a_colon_sentence_inside_a_paragraph_keeps_the_line_it_introduces() -> N
         "\n"
         "The policy is clear."
     )
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     found = units(chunk)
     assert [(u.start, u.end) for u in found] == [(0, 101), (103, 123)]
     assert found[0].quote == text[:101]
@@ -257,9 +252,7 @@ def test_a_joined_citation_is_read_as_the_units_it_is_made_of() -> None:
 
 def test_a_unit_that_only_restates_the_question_is_no_answer() -> None:
     text = "Write a script to rename all files in a directory by appending the current date."
-    chunk = _chunk(0, 1).model_copy(
-        update={"text": text, "offsets": Offsets(start=0, end=len(text))}
-    )
+    chunk = _whole(text)
     (unit,) = units(chunk)
     assert not admissible(
         unit, "Write a script to rename all files in a directory by appending the current date."
