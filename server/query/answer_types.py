@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.core.text import content_words
+from server.core.text import content_words, mentions, named_terms
 
 _I = re.IGNORECASE
 _NUMBER_WORD = (
@@ -444,9 +444,12 @@ def unbound(
     """Kinds the question asks for that are stated only about something else: every claim
     that states one (`states_asked`, on the claim's own text) shares no focus word of the
     question (`focus_words`) in its text or its section's title and headings (`contexts`:
-    (claim text, "title > headings") pairs). "How much does a ticket to X cost?" answered by
-    a liability cap in dollars, "How many days does the grievance officer have ...?" by a
-    30-day notice period. Empty when the question asks no kind or has no focus word."""
+    (claim text, "title > headings") pairs), or does not name what the question names
+    (`_own_names`: every word, or the initials). "How much does a ticket to X cost?" answered
+    by a liability cap in dollars, "How many days does the grievance officer have ...?" by a
+    30-day notice period, "How much are participants in the GitHub Research Program paid?"
+    by the Sponsors program's matching amount. Empty when the question asks no kind or has no
+    focus word."""
     phrase = _counted_phrase(question)
     kinds = [t.name for t in asked_types(question)]
     if phrase:
@@ -455,10 +458,38 @@ def unbound(
     if not focus or not kinds:
         return []
     stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
-    if not stating or any(focus & set(content_words(_POSSESSIVE.sub("", c))) for c in stating):
+    names = _own_names(question, common)
+    if not stating or any(
+        focus & set(content_words(_POSSESSIVE.sub("", c)))
+        and all(_names(n, c) for n in names)
+        for c in stating
+    ):
         return []
     about = " ".join(sorted(focus))
     return [f"{k} (about: {about})" for k in kinds]
+
+
+def _names(name: str, text: str) -> bool:
+    """`text` mentions every word of `name`, or its initials as one word ("Security
+    Incident Response Team" by "SIRT")."""
+    initials = "".join(w[0] for w in name.split() if w[:1].isupper())
+    return mentions(name, text, whole=True) or (
+        len(initials) >= 3 and re.search(rf"\b{initials}s?\b", text) is not None
+    )
+
+
+def _own_names(question: str, common: frozenset[str]) -> list[str]:
+    """The names of several words the question uses (`text.named_terms`: a program, a team,
+    an office) without their words that every hit holds: "GitHub Research Program" ->
+    "Research Program". A one-word name is as often the setting as the subject ("In the JWT
+    section ...", "run via cron in CI": FastAPI tune3 u02 and u25, answerable, were refused
+    when one-word names counted too)."""
+    out = []
+    for name in named_terms(question):
+        rest = [w for w in name.split() if not set(content_words(w)) <= common]
+        if len(name.split()) > 1 and rest:
+            out.append(" ".join(rest))
+    return out
 
 
 # "What is X?", "What is X used for?", "What does X do / mean?": the question asks what a term
