@@ -460,8 +460,7 @@ def unbound(
     stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
     names = _own_names(question, common)
     if not stating or any(
-        focus & set(content_words(_POSSESSIVE.sub("", c)))
-        and all(_names(n, c) for n in names)
+        focus & set(content_words(_POSSESSIVE.sub("", c))) and all(_names(n, c) for n in names)
         for c in stating
     ):
         return []
