@@ -81,8 +81,10 @@ def named_terms(question: str) -> tuple[str, ...]:
     contractions ("I'll"), "I" and other stopwords, words that start lowercase ("iPSC"),
     words with a digit (gene and version symbols such as "A2", "OAuth2": too often spelt
     differently in the evidence) and abbreviations the question defines itself ("blood
-    pressure (DBP)"). Lowercase questions name nothing, so the refusal rule built on this
-    (`missing_names`) never fires on them.
+    pressure (DBP)") and likenesses ("a Next.js-style app", "an OpenAI-compatible
+    endpoint": the question asks about the app, and the name only says what it is like).
+    Lowercase questions name nothing, so the refusal rule built on this (`missing_names`)
+    never fires on them.
     """
     names: list[str] = []
     run: list[str] = []
@@ -101,6 +103,7 @@ def named_terms(question: str) -> tuple[str, ...]:
             or "'" in word
             or "’" in word
             or word.lower() in STOP
+            or _LIKENESS.search(word) is not None
         )
         if named:
             run.append(word)
@@ -114,6 +117,8 @@ def named_terms(question: str) -> tuple[str, ...]:
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+# A name made into a likeness: "Next.js-style", "OpenAI-compatible", "Flask-like".
+_LIKENESS = re.compile(r"-(?:style|like|compatible|inspired|esque|flavou?red)$", re.I)
 _DEFINING_WORDS = 5  # words before "(ABBR)" whose initials may spell it (our choice)
 
 

@@ -39,6 +39,10 @@ from server.core.text import (
         ("Which? Canberra is it.", ()),  # a word opening a sentence is not a name
         ("Which city is it. Canberra?", ()),
         ("Name the capital of Australia.", ("Australia",)),
+        # a likeness names nothing asked about (FastAPI tune2 t41 was refused for it)
+        ("Will FastAPI render my Next.js-style app?", ("FastAPI",)),
+        ("Does it offer an OpenAI-compatible endpoint?", ()),
+        ("Is HIV-positive status protected?", ("HIV-positive",)),
     ],
 )
 def test_named_terms(question: str, names: tuple[str, ...]) -> None:
