@@ -58,11 +58,16 @@ def embed_key(title: str, heading: str, content_hash: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
+# An HTML comment: a linter's switch ("<!-- markdownlint-disable GHD034 -->") or an editor's
+# note, never shown to a reader.
+HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+
+
 def display(text: str) -> str:
     """Markdown emphasis, link syntax and HTML comments removed for reading ("*Your Counter
     Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted
     ..."); never used as a quote."""
-    text = re.sub(r"<!--[\s\S]*?-->", " ", text)
+    text = HTML_COMMENT.sub(" ", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)

@@ -485,8 +485,9 @@ def _own_names(question: str, common: frozenset[str]) -> list[str]:
     when one-word names counted too)."""
     out = []
     for name in named_terms(question):
-        rest = [w for w in name.split() if not set(content_words(w)) <= common]
-        if len(name.split()) > 1 and rest:
+        words = name.split()
+        rest = [w for w in words if not set(content_words(w)) <= common]
+        if len(words) > 1 and rest:
             out.append(" ".join(rest))
     return out
 

@@ -35,7 +35,7 @@ from typing import Literal
 
 from server.core import markdown
 from server.core.contracts import Chunk, Hit
-from server.core.text import content_words, display
+from server.core.text import HTML_COMMENT, content_words, display
 
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
 _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
@@ -68,9 +68,6 @@ _READING_TARGET = re.compile(
 # A web address written out: an autolink ("<https://...>") or a bare URL.
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
-# An HTML comment: a linter's switch ("<!-- markdownlint-disable GHD034 -->") or an editor's
-# note, never shown to a reader.
-_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://
@@ -231,7 +228,7 @@ def _unit(
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
-        rest = _COMMENT.sub("", rest)
+        rest = HTML_COMMENT.sub("", rest)
         rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln)).strip()
         shown = f"{display(prose)}\n{rest}" if rest else display(prose)
         if reference is not None and shown.endswith(":"):  # its content is the reference
@@ -329,7 +326,7 @@ def _wrapper(text: str, block: markdown.Block) -> bool:
     if block.kind != "html":
         return False
     html = text[block.start : block.end]
-    return _TAG_LINE.fullmatch(html) is not None or not _COMMENT.sub("", html).strip()
+    return _TAG_LINE.fullmatch(html) is not None or not HTML_COMMENT.sub("", html).strip()
 
 
 def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:
