@@ -397,6 +397,9 @@ class Decision(Frozen):
     # the kinds of value the question asks for that no claim states (server.query.answer_types);
     # non-empty means refused by that rule, whatever p_answer says
     unstated: tuple[str, ...] = ()
+    # names of several words the question uses that no claim shown names (nor its section's
+    # headings); non-empty means refused by that rule (server.query.answer_types.unnamed)
+    unnamed: tuple[str, ...] = ()
 
 
 class Answer(Frozen):

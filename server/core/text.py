@@ -151,7 +151,8 @@ def mentions(name: str, text: str, whole: bool = False) -> bool:
     word of the text, as its stem: the last two letters of a long part are dropped
     ("Korean" finds "Korea"), the plural "s" of a short one ("GPUs" finds "GPU"), four
     letters kept at least. An acronym of three letters or more also matches the words it
-    abbreviates ("VSMCs" finds "vascular smooth muscle cells").
+    abbreviates ("VSMCs" finds "vascular smooth muscle cells"), and one in capitals its
+    dotted form ("UK" finds "U.K.").
     """
     found = (all(_pattern(p).search(text) for p in _parts(w)) for w in name.split())
     return all(found) if whole else any(found)
@@ -168,6 +169,8 @@ def _pattern(part: str) -> re.Pattern[str]:
     letters = part.removesuffix("s") if part.endswith("s") and len(part) > 3 else part
     if _ACRONYM.fullmatch(part) and len(letters) >= 3:  # two initials match too much ("GB")
         forms.append(r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters))
+    if part.isalpha() and part.isupper() and len(part) > 1:  # "UK" finds "U.K."
+        forms.append(r"\.".join(re.escape(c) for c in part) + r"\.")
     return re.compile(r"(?<![\w])(?:" + "|".join(forms) + ")", re.I)
 
 

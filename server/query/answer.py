@@ -264,6 +264,9 @@ def answer(
             f"refused: the question asks for a {' and a '.join(decision.unstated)} and no "
             "evidence found states one"
             if decision.unstated
+            else f"refused: the question asks about the {' and the '.join(decision.unnamed)} "
+            "and no evidence found names it"
+            if decision.unnamed
             else f"refused: p(answerable) {decision.p_answer:.2f} is below the calibrated "
             f"threshold (the evidence found does not answer this question)"
         )
@@ -317,7 +320,8 @@ def _decide(
     common = common_names(
         question, [embed_input(h.chunk.title, h.chunk.heading, h.chunk.text) for h in hits]
     )
-    return verdict(question, found, texts, engine.refusal, rule, contexts, common)
+    name_rule = engine.settings.retrieval.name_rule
+    return verdict(question, found, texts, engine.refusal, rule, contexts, common, name_rule)
 
 
 def generate_verified(

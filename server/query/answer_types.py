@@ -468,6 +468,23 @@ def unbound(
     return [f"{k} (about: {about})" for k in kinds]
 
 
+def unnamed(
+    question: str, contexts: Sequence[tuple[str, str]], common: frozenset[str]
+) -> list[str]:
+    """The question's names that no claim names (`_own_names` of two words or more once the
+    corpus's own name is taken out), in its text or its section's title and headings
+    (`contexts`: (claim text, "title > headings") pairs). "How do I opt my public repositories
+    out of the GitHub Archive Program?" answered by the trade-controls page's archived
+    repositories: the program is found in the corpus, but the answer speaks of something
+    else. A name of one word is not required (see `_own_names`)."""
+    texts = [f"{text} {where}" for text, where in contexts]
+    return [
+        n
+        for n in _own_names(question, common)
+        if len(n.split()) > 1 and not any(_names(n, t) for t in texts)
+    ]
+
+
 def _names(name: str, text: str) -> bool:
     """`text` mentions every word of `name`, or its initials as one word ("Security
     Incident Response Team" by "SIRT")."""

@@ -23,7 +23,7 @@ from server.core.errors import ConfigError
 from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
-from server.query.answer_types import counts_in_words, unbound, unstated
+from server.query.answer_types import counts_in_words, unbound, unnamed, unstated
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -79,6 +79,7 @@ def verdict(
     answer_type_rule: bool,
     contexts: Sequence[tuple[str, str]] = (),
     common: frozenset[str] = frozenset(),
+    name_rule: bool = False,
 ) -> Decision:
     """The decision on an answer that has claims: the model's verdict (when one is
     configured), overruled by the answer-type rule when the question asks for a price, a
@@ -92,6 +93,9 @@ def verdict(
         missing = unbound(question, contexts, common)
     if missing:
         return decision.model_copy(update={"refused": True, "unstated": tuple(missing)})
+    names = unnamed(question, contexts, common) if name_rule else []
+    if names:
+        return decision.model_copy(update={"refused": True, "unnamed": tuple(names)})
     return decision
 
 

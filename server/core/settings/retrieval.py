@@ -55,3 +55,8 @@ class RetrievalSettings(BaseModel):
         "date, phone number or a count ('how many X') and no claim states one "
         "(server.query.answer_types)",
     )
+    name_rule: bool = Field(
+        description="refuse when a name of two words or more that the question uses (beyond "
+        "the corpus's own name) is named by no claim shown, nor its section's title or "
+        "headings (server.query.answer_types.unnamed)",
+    )

@@ -63,6 +63,8 @@ def test_named_terms(question: str, names: tuple[str, ...]) -> None:
         ("VSMCs", "vascular smooth muscle cells", True),  # an acronym's words
         ("GB", "good boy", False),  # two initials are too loose to expand
         ("Henri Leconte", "Leconte won", True),  # any word of a name
+        ("UK", "the U.K. Bribery Act", True),  # a name in capitals, dotted
+        ("UK", "the U.S. Act", False),
     ],
 )
 def test_mentions(name: str, text: str, expected: bool) -> None:

@@ -13,6 +13,7 @@ from server.query.answer_types import (
     leads,
     states_asked,
     unbound,
+    unnamed,
     unstated,
 )
 
@@ -313,3 +314,31 @@ def test_unbound_leaves_other_questions_to_the_other_rules() -> None:
     assert unbound("Who organises GitHub Universe?", claim, common) == []  # asks no kind
     # no claim states a price: `unstated` refuses it, not this rule
     assert unbound(TICKET, [("Universe is a conference.", "")], common) == []
+
+
+def test_a_name_of_the_question_no_claim_names_is_unnamed() -> None:
+    # site-policy tune3 v15: the program is in the corpus, the answer speaks of archived
+    # repositories in sanctioned regions
+    q = "How do I opt my public repositories out of the GitHub Archive Program?"
+    common = frozenset({"github"})
+    archived = ("Public repositories were downgraded to archived read-only ones.", "Trade")
+    assert unnamed(q, [archived], common) == ["Archive Program"]
+    program = ("GitHub may copy public repositories for the Archive Program.", "Terms")
+    assert unnamed(q, [archived, program], common) == []
+    assert unnamed(q, [(archived[0], "Terms > GitHub Archive Program")], common) == []
+    # initials and dotted capitals name it too
+    sirt = "What email address reaches the Security Incident Response Team?"
+    assert unnamed(sirt, [("Write to SIRT at the address below.", "")], common) == []
+    uk = "Does the UK Bribery Act only cover government officials?"
+    assert unnamed(uk, [("The U.K. Bribery Act is broader.", "Anti-bribery")], common) == []
+    assert unnamed(uk, [("The FCPA covers officials.", "Anti-bribery")], common) == [
+        "UK Bribery Act"
+    ]
+
+
+def test_a_name_of_one_word_beyond_the_corpus_name_is_not_required() -> None:
+    # "GitHub Sponsors" less the corpus's own name is one word: the setting, often
+    q = "How do I change the bank account my GitHub Sponsors payouts go to?"
+    claim = ("Payouts go to the bank account you gave us.", "Additional Terms")
+    assert unnamed(q, [claim], frozenset({"github"})) == []
+    assert unnamed(q, [claim], frozenset()) == ["GitHub Sponsors"]

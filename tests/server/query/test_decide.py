@@ -111,6 +111,19 @@ def test_a_value_about_something_else_is_refused_by_the_rule() -> None:
     assert not verdict(q, S, [cap], None, True, about, common).refused
 
 
+def test_an_answer_that_never_names_what_was_asked_about_is_refused_by_the_name_rule() -> None:
+    q = "How do I opt out of the GitHub Archive Program?"
+    texts = ["Public repositories were downgraded to archived read-only ones."]
+    contexts = [(texts[0], "Trade Controls")]
+    common = frozenset({"github"})
+    refused = verdict(q, S, texts, None, False, contexts, common, name_rule=True)
+    assert refused.refused and refused.unnamed == ("Archive Program",)
+    assert refused.unstated == ()
+    assert not verdict(q, S, texts, None, False, contexts, common, name_rule=False).refused
+    named = [(texts[0], "Terms > GitHub Archive Program")]
+    assert not verdict(q, S, texts, None, False, named, common, name_rule=True).refused
+
+
 def test_the_answer_type_rule_overrules_the_model() -> None:
     q = "How much does the Team plan cost?"
     unpriced, priced = ["The Team plan has code review."], ["The Team plan costs $4."]
