@@ -44,8 +44,13 @@ class GenerationSettings(BaseModel):
         "(cut at an item or line boundary)",
     )
     join_adjacent: bool = Field(
-        description="two chosen units of one chunk with nothing but whitespace or a list "
-        "marker between them are cited as one span (a passage read in its order)"
+        description="two chosen units of one chunk with nothing but whitespace, bare HTML tags "
+        "or a list marker between them are cited as one span (a passage read in its order)"
+    )
+    join_continuations: bool = Field(
+        description="a chosen unit takes the unit right after it that continues it (opens in "
+        "lower case, or in its paragraph with a connective or a pronoun) and clears the floor, "
+        "as one span (server.query.generate.extractive.with_continuations)"
     )
     lead_margin: float = Field(
         ge=0.0,

@@ -205,6 +205,65 @@ def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) ->
     return chosen
 
 
+# Words that open a sentence leaning on the one before it: a connective ("But that magic
+# doesn't work anymore ..."), or a pronoun or demonstrative whose referent is there ("There
+# will be no refunds ...", "This includes ..."). English function words, no corpus's phrases.
+_LEANS = re.compile(
+    r"(?:but|however|and|so|yet|otherwise|instead|then|still|also|this|that|these|those|it|"
+    r"it's|they|there|such|thus|hence|therefore|because)\b",
+    re.IGNORECASE,
+)
+
+
+def continues(unit: Unit, gap: str) -> bool:
+    """Whether `unit` (a sentence or a lead-in, `gap` after the unit before it) reads as the
+    rest of that unit: it opens in lower case (the sentence broke off for code: "... executed
+    when your file is called with: <code> but is not called when another file imports it"),
+    or, in the same paragraph, with a word that leans on the sentence before (`_LEANS`). A
+    list item is the next of a list, never the rest of a sentence."""
+    if unit.kind not in ("sentence", "lead_in"):
+        return False
+    text = unit.display.lstrip("*_ ")  # emphasis, not a code span's backtick
+    if text[:1].islower():
+        return True
+    return "\n\n" not in gap and _LEANS.match(text) is not None
+
+
+def with_continuations(
+    ranked: Sequence[Picked], chosen: list[Picked], cfg: GenerationSettings
+) -> list[Picked]:
+    """Each chosen unit with the unit right after it in its chunk when that one continues it
+    (`continues`) and clears the floor the chosen units cleared: one citation over both,
+    since the answer often sits in the sentence that leans on the one found ("The
+    `TestClient` does some magic inside ..." and "But that magic doesn't work anymore when
+    we're using it inside asynchronous functions." for "Why can't I keep using TestClient
+    once my tests are async def?"). Joined before the lead is chosen, so a value the second
+    states can lead. Measured (all-MiniLM-L6-v2, extractive, `citegate eval`, with the
+    `</div>` gap of `_adjacent`): FastAPI tune2 citation match 0.633 -> 0.733 (t13, t20; t01
+    no longer refused), incorrect refusal 0.067 -> 0.033; FastAPI dev match@1 0.575 ->
+    0.589; no other figure of the FastAPI and site-policy dev, tune2 and tune3 sets or ClapNQ
+    rows 0-149 moved; cited characters per answer up 1-4 %."""
+    if not chosen or not cfg.join_continuations:
+        return chosen
+    floor = _floor(ranked, cfg)
+    out = list(chosen)
+    for i, c in enumerate(out):
+        rest = next(
+            (
+                n
+                for n in ranked
+                if n.score >= floor
+                and _adjacent(c, n)
+                and continues(n.sentence, _gap(c, n))
+                and not any(_overlapping(n, k) for k in out)
+            ),
+            None,
+        )
+        if rest is not None:
+            out[i] = _joined(c, rest)
+    return out
+
+
 def _twin_of(cand: Picked, chosen: Sequence[Picked], jaccard: float) -> int | None:
     """The chosen unit `cand` copies from another document, if any."""
     return next((i for i, c in enumerate(chosen) if _copies(c, cand, jaccard)), None)
@@ -341,10 +400,14 @@ def _before(c: Picked) -> str:
     return parts[-1] if parts else ""
 
 
-# ASCII whitespace, or the next item's marker. Not any Unicode space: a span the injection
+# ASCII whitespace, bare HTML tags or comments (`</div>` after a console block), or the next
+# item's marker. Not any Unicode space: a span the injection
 # guard withheld reads as a run of FIGURE SPACE (`injection.FILLER`), and two units on either
 # side of it are not one passage (joined, the citation would cover the withheld text).
-_BETWEEN = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])[ \t]+)?", re.ASCII)
+_BETWEEN = re.compile(
+    r"(?:\s|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>|<!--[\s\S]*?-->)*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
+    re.ASCII,
+)
 
 
 def _gap(a: Picked, b: Picked) -> str:
@@ -354,8 +417,8 @@ def _gap(a: Picked, b: Picked) -> str:
 
 
 def _adjacent(a: Picked, b: Picked) -> bool:
-    """`b` starts where `a` ends in the same chunk, with only whitespace or a list marker
-    between them."""
+    """`b` starts where `a` ends in the same chunk, with only whitespace, bare HTML tags or
+    comments, or a list marker between them."""
     if a.hit.chunk.snippet_id != b.hit.chunk.snippet_id or b.sentence.start < a.sentence.end:
         return False
     return bool(_BETWEEN.fullmatch(_gap(a, b)))
@@ -438,6 +501,7 @@ class ExtractiveGenerator:
         )
         ranked = scored(found, self._cfg)
         chosen = _pick(ranked, self._cfg, self._max_claims)
+        chosen = with_continuations(ranked, chosen, self._cfg)
         chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
         chosen = distinct(lead_with_value(question, chosen, self._cfg.lead_margin))
         if self._cfg.join_adjacent:

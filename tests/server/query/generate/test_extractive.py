@@ -24,6 +24,7 @@ from server.query.generate.extractive import (
     shows_code,
     unit_input,
     with_code,
+    with_continuations,
 )
 from server.query.integrity import injection
 from tests.fakes import HashEmbedder
@@ -491,3 +492,65 @@ def test_of_units_near_the_best_score_the_one_about_the_asked_thing_leads() -> N
     # outside the margin, or with none, the better score leads as before
     assert lead_with_value(q, [dev, run], margin=0.05) == [dev, run]
     assert lead_with_value(q, [dev, run]) == [dev, run]
+
+
+LEANING_DOC = (
+    "# Testing\n\n"
+    "The client does some magic inside to call the app from plain tests. "
+    "But that magic does not work inside async tests.\n\n"
+    "It is based on HTTPX, a client library.\n\n"
+    "Run the tests from a terminal with:\n\n"
+    '<div class="termy">\n\n'
+    "```console\n$ pytest\n```\n\n"
+    "</div>\n\n"
+    "but not when another module imports them.\n\n"
+    "- The first item of the list.\n"
+    "- The second item of the list.\n"
+)
+
+
+def _leaning(scores: dict[str, float]) -> list[Picked]:
+    """The units of LEANING_DOC as one chunk, ranked by the given scores (by text start)."""
+    chunk = _howto_chunk().model_copy(
+        update={"text": LEANING_DOC, "offsets": Offsets(start=0, end=len(LEANING_DOC))}
+    )
+    hit = Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    found = units(chunk, 900)
+    picks = [
+        Picked(hit, u, next(v for k, v in scores.items() if u.display.startswith(k)), frozenset())
+        for u in found
+    ]
+    assert len(picks) == 7  # two sentences, one, the lead-in with its code, one, two items
+    return sorted(picks, key=lambda p: -p.score)
+
+
+def _pick_of(picks: list[Picked], start: str) -> Picked:
+    return next(p for p in picks if p.sentence.display.startswith(start))
+
+
+def test_a_sentence_that_leans_on_a_chosen_one_is_cited_with_it() -> None:
+    scores = {"The client": 2.0, "But": 1.5, "It is": 1.9, "Run": 1.0, "but": 1.4, "The": 1.8}
+    ranked = _leaning(scores)
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.6})
+    magic = _pick_of(ranked, "The client")
+    (joined,) = with_continuations(ranked, [magic], cfg)
+    assert joined.sentence.quote == LEANING_DOC[magic.sentence.start : joined.sentence.end]
+    assert joined.sentence.quote.endswith("But that magic does not work inside async tests.")
+    # a new paragraph that opens with a pronoun is not the rest of the one before
+    but = _pick_of(ranked, "But")
+    assert with_continuations(ranked, [but], cfg) == [but]
+    # lower case goes on where code broke the sentence off, past the wrapper's `</div>`
+    run = _pick_of(ranked, "Run")
+    (rest,) = with_continuations(ranked, [run], cfg)
+    assert rest.sentence.quote.endswith("but not when another module imports them.")
+    assert "</div>" in rest.sentence.quote and "</div>" not in rest.sentence.display
+    # a list item is the next of its list
+    first = _pick_of(ranked, "The first")
+    assert with_continuations(ranked, [first], cfg) == [first]
+    # below the floor the chosen units cleared (0.6 of the best 2.0), nothing is added
+    low = _leaning({**scores, "But": 1.1})
+    assert with_continuations(low, [_pick_of(low, "The client")], cfg)[0].sentence.end == (
+        magic.sentence.end
+    )
+    off = cfg.model_copy(update={"join_continuations": False})
+    assert with_continuations(ranked, [magic], off) == [magic]
