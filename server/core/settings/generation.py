@@ -29,8 +29,9 @@ class GenerationSettings(BaseModel):
     redundant_containment: float = Field(
         ge=0.0,
         le=1.0,
-        description="share of the smaller unit's content words inside a chosen one above which "
-        "it repeats it (a sentence and the lead-in unit that holds it)",
+        description="share of a candidate unit's content words inside a chosen one above which "
+        "it repeats it (a sentence of a chosen lead-in unit); a larger unit that holds a chosen "
+        "one says more and is not redundant",
     )
     twin_jaccard: float = Field(
         ge=0.0,

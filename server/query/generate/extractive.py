@@ -91,9 +91,15 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def _contained(a: frozenset[str], b: frozenset[str]) -> float:
-    """Share of the smaller unit's words found in the other (one unit inside another)."""
-    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+def _inside(a: frozenset[str], b: frozenset[str]) -> float:
+    """Share of `a`'s words found in `b`: a candidate inside a chosen unit says nothing new;
+    one that holds a chosen unit and more does (the lead-in "You can configure the two
+    documentation user interfaces included: ..." with its list of settings, beside the
+    chosen "For example, to set Swagger UI to be served at `/documentation` and disable
+    ReDoc."). Measured (all-MiniLM-L6-v2, extractive), against the share of the smaller
+    unit's words: FastAPI dev citation match 0.753 -> 0.767, match@1 0.589 -> 0.603 (f53);
+    no other tune or dev figure moved."""
+    return len(a & b) / len(a) if a else 0.0
 
 
 def unit_input(chunk: Chunk, display: str) -> str:
@@ -191,7 +197,7 @@ def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) ->
             continue
         if any(
             _jaccard(cand.words, c.words) > cfg.redundant_overlap
-            or _contained(cand.words, c.words) > cfg.redundant_containment
+            or _inside(cand.words, c.words) > cfg.redundant_containment
             for c in chosen
         ):
             continue

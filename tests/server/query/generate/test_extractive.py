@@ -15,6 +15,7 @@ from server.query.evidence import units
 from server.query.generate import build_generator
 from server.query.generate.extractive import (
     ExtractiveGenerator,
+    Features,
     Picked,
     distinct,
     features,
@@ -554,3 +555,27 @@ def test_a_sentence_that_leans_on_a_chosen_one_is_cited_with_it() -> None:
     )
     off = cfg.model_copy(update={"join_continuations": False})
     assert with_continuations(ranked, [magic], off) == [magic]
+
+
+def test_a_unit_inside_a_chosen_one_repeats_it_but_one_that_holds_it_says_more() -> None:
+    # FastAPI dev f53: the lead-in "You can configure the two documentation user interfaces
+    # included: ..." (its list gives `docs_url`) was dropped beside the chosen "For example, to
+    # set Swagger UI to be served at `/documentation` and disable ReDoc.", whose words it holds
+    picks = {p.sentence.display[:10]: p for p in _leaning({"": 1.0})}
+    small = frozenset({"swagger", "served", "documentation", "disable", "redoc"})
+    large = small | {"configure", "two", "interface", "docs_url", "redoc_url", "parameter"}
+
+    def found(*units: tuple[str, frozenset[str], float]) -> list[Features]:
+        return [
+            Features(picks[k].hit, picks[k].sentence, cos, 0.0, 1.0, words)
+            for k, words, cos in units
+        ]
+
+    cfg = load_settings().generation.model_copy(
+        update={"min_score": 0.0, "relative_cutoff": 0.0, "redundant_overlap": 1.0}
+    )
+    first, second = sorted(picks)[:2]
+    both = select(found((first, small, 0.9), (second, large, 0.8)), cfg, 4)
+    assert [p.words for p in both] == [small, large]
+    inside = select(found((first, large, 0.9), (second, small, 0.8)), cfg, 4)
+    assert [p.words for p in inside] == [large]
