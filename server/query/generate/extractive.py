@@ -190,6 +190,8 @@ def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) ->
             break
         if _twin_of(cand, chosen, cfg.twin_jaccard) is not None:
             continue  # joined to its twin below
+        if any(_covers(cand, c) for c in chosen):
+            continue  # a longer unit over a chosen one: `distinct` would leave one out
         if (
             cand.hit.chunk.section_id != top.hit.chunk.section_id
             and cand.score < cfg.other_section_cutoff * top.score
@@ -332,6 +334,15 @@ def distinct(chosen: list[Picked]) -> list[Picked]:
         if not any(_overlapping(c, k) for k in kept):
             kept.append(c)
     return kept
+
+
+def _covers(a: Picked, b: Picked) -> bool:
+    """`a`'s span holds `b`'s, in the same document."""
+    return (
+        a.hit.chunk.doc_id == b.hit.chunk.doc_id
+        and a.sentence.start <= b.sentence.start
+        and b.sentence.end <= a.sentence.end
+    )
 
 
 def _overlapping(a: Picked, b: Picked) -> bool:

@@ -579,3 +579,12 @@ def test_a_unit_inside_a_chosen_one_repeats_it_but_one_that_holds_it_says_more()
     assert [p.words for p in both] == [small, large]
     inside = select(found((first, large, 0.9), (second, small, 0.8)), cfg, 4)
     assert [p.words for p in inside] == [large]
+    # ... but a unit over the same text is never chosen twice (a change-log entry's longer
+    # unit over a chosen one took the last claim, and `distinct` left it out later)
+    magic, but = picks["The client"], picks["But that m"]
+    wider = dataclasses.replace(magic.sentence, end=but.sentence.end)
+    over = [
+        Features(magic.hit, magic.sentence, 0.9, 0.0, 1.0, small),
+        Features(magic.hit, wider, 0.8, 0.0, 1.0, large),
+    ]
+    assert [p.sentence for p in select(over, cfg, 4)] == [magic.sentence]
