@@ -468,6 +468,9 @@ def unbound(
     return [f"{k} (about: {about})" for k in kinds]
 
 
+_CODE_SPAN = re.compile(r"`[^`]*`")
+
+
 def unnamed(
     question: str, contexts: Sequence[tuple[str, str]], common: frozenset[str]
 ) -> list[str]:
@@ -476,11 +479,13 @@ def unnamed(
     (`contexts`: (claim text, "title > headings") pairs). "How do I opt my public repositories
     out of the GitHub Archive Program?" answered by the trade-controls page's archived
     repositories: the program is found in the corpus, but the answer speaks of something
-    else. A name of one word is not required (see `_own_names`)."""
+    else. A name of one word is not required (see `_own_names`), and capitalised words in
+    the question's code spans are code, not names."""
     texts = [f"{text} {where}" for text, where in contexts]
+    prose = _CODE_SPAN.sub(" ", question)  # `str | None = Header()` is code, not a name
     return [
         n
-        for n in _own_names(question, common)
+        for n in _own_names(prose, common)
         if len(n.split()) > 1 and not any(_names(n, t) for t in texts)
     ]
 

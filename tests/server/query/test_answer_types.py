@@ -334,6 +334,10 @@ def test_a_name_of_the_question_no_claim_names_is_unnamed() -> None:
     assert unnamed(uk, [("The FCPA covers officials.", "Anti-bribery")], common) == [
         "UK Bribery Act"
     ]
+    # code in the question names nothing ("None Header" was read as a name)
+    code = "I declared `user_agent: str | None = Header()`. How does FastAPI read the header?"
+    header = ("Header converts underscores to hyphens.", "Header Parameters")
+    assert unnamed(code, [header], frozenset({"fastapi"})) == []
 
 
 def test_a_name_of_one_word_beyond_the_corpus_name_is_not_required() -> None:
