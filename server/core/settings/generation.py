@@ -51,7 +51,8 @@ class GenerationSettings(BaseModel):
     join_continuations: bool = Field(
         description="a chosen unit takes the unit right after it that continues it (opens in "
         "lower case, or in its paragraph with a connective or a pronoun) and clears the floor, "
-        "as one span (server.query.generate.extractive.with_continuations)"
+        "as one span, and a leading unit that leans on the sentence before it takes that "
+        "sentence (server.query.generate.extractive.with_continuations, lead_with_head)"
     )
     lead_margin: float = Field(
         ge=0.0,

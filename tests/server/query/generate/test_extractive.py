@@ -20,6 +20,7 @@ from server.query.generate.extractive import (
     distinct,
     features,
     join_adjacent,
+    lead_with_head,
     lead_with_value,
     select,
     shows_code,
@@ -588,3 +589,23 @@ def test_a_unit_inside_a_chosen_one_repeats_it_but_one_that_holds_it_says_more()
         Features(magic.hit, wider, 0.8, 0.0, 1.0, large),
     ]
     assert [p.sentence for p in select(over, cfg, 4)] == [magic.sentence]
+
+
+def test_a_lead_that_leans_on_the_sentence_before_is_cited_with_it() -> None:
+    ranked = _leaning(
+        {"The client": 1.0, "But": 1.5, "It is": 1.4, "Run": 1.0, "but": 1.0, "The": 1.0}
+    )
+    cfg = load_settings().generation
+    magic, but, run, rest = (_pick_of(ranked, k) for k in ("The client", "But", "Run", "but not"))
+    (lead, after) = lead_with_head(ranked, [but, run], cfg)
+    assert lead.sentence.start == magic.sentence.start and lead.sentence.end == but.sentence.end
+    assert lead.score == but.score and after == run  # its place in the answer is kept
+    # a lead in lower case takes the lead-in and code it goes on from, past `</div>`
+    (joined,) = lead_with_head(ranked, [rest], cfg)
+    assert joined.sentence.start == run.sentence.start
+    # not when another chosen unit holds that sentence, nor for a lead that opens a paragraph
+    assert lead_with_head(ranked, [but, magic], cfg) == [but, magic]
+    it = _pick_of(ranked, "It is")
+    assert lead_with_head(ranked, [it], cfg) == [it]
+    off = cfg.model_copy(update={"join_continuations": False})
+    assert lead_with_head(ranked, [but], off) == [but]
