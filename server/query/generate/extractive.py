@@ -447,9 +447,9 @@ def _before(c: Picked) -> str:
 
 
 # ASCII whitespace, bare HTML tags or comments (`</div>` after a console block), or the next
-# item's marker. Not any Unicode space: a span the injection
-# guard withheld reads as a run of FIGURE SPACE (`injection.FILLER`), and two units on either
-# side of it are not one passage (joined, the citation would cover the withheld text).
+# item's marker. Not any Unicode space: a span the injection guard withheld reads as a run of
+# FIGURE SPACE (`injection.FILLER`), and two units on either side of it are not one passage
+# (joined, the citation would cover the withheld text).
 _BETWEEN = re.compile(
     r"(?:\s|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>|<!--[\s\S]*?-->)*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
     re.ASCII,
