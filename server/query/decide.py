@@ -85,7 +85,9 @@ def verdict(
     configured), overruled by the answer-type rule when the question asks for a price, a
     size, ... and no claim states one, or every claim that states one is about something
     else (`server.query.answer_types.unbound`: `contexts` are (claim text, its section's
-    title and headings), `common` the question's names every hit holds)."""
+    title and headings), `common` the question's names every hit holds); with `name_rule`,
+    also when no claim names a name of several words the question uses
+    (`answer_types.unnamed`)."""
     decision = model.decide(found) if model else Decision(signals=found)
     headings = [where for _, where in contexts]
     missing = unstated(question, claim_texts, headings) if answer_type_rule else []

@@ -35,7 +35,7 @@ from typing import Literal
 
 from server.core import markdown
 from server.core.contracts import Chunk, Hit
-from server.core.text import HTML_COMMENT, content_words, display
+from server.core.text import HTML_COMMENT, HTML_TAG, content_words, display
 
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
 _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
@@ -67,7 +67,7 @@ _READING_TARGET = re.compile(
 )
 # A web address written out: an autolink ("<https://...>") or a bare URL.
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
-_TAG_LINE = re.compile(r"\s*</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*")
+_TAG_LINE = re.compile(rf"\s*{HTML_TAG.pattern}\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://

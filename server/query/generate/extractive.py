@@ -29,7 +29,13 @@ from server.core import markdown
 from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
-from server.core.text import HEADING_SEPARATOR, content_words, embed_input
+from server.core.text import (
+    HEADING_SEPARATOR,
+    HTML_COMMENT,
+    HTML_TAG,
+    content_words,
+    embed_input,
+)
 from server.query.answer_types import asks_how_to, common_names, defines_asked, focus_words, leads
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, sentence_parts, units
@@ -237,6 +243,11 @@ def continues(unit: Unit, gap: str) -> bool:
     return "\n\n" not in gap and _LEANS.match(text) is not None
 
 
+def _goes_on(a: Picked, b: Picked) -> bool:
+    """`b` comes right after `a` in its chunk and continues it (`continues`)."""
+    return _adjacent(a, b) and continues(b.sentence, _gap(a, b))
+
+
 def with_continuations(
     ranked: Sequence[Picked], chosen: list[Picked], cfg: GenerationSettings
 ) -> list[Picked]:
@@ -260,10 +271,7 @@ def with_continuations(
             (
                 n
                 for n in ranked
-                if n.score >= floor
-                and _adjacent(c, n)
-                and continues(n.sentence, _gap(c, n))
-                and not any(_overlapping(n, k) for k in out)
+                if n.score >= floor and _goes_on(c, n) and not any(_overlapping(n, k) for k in out)
             ),
             None,
         )
@@ -290,9 +298,7 @@ def lead_with_head(
         (
             p
             for p in ranked
-            if _adjacent(p, lead)
-            and continues(lead.sentence, _gap(p, lead))
-            and not any(_overlapping(p, k) for k in chosen[1:])
+            if _goes_on(p, lead) and not any(_overlapping(p, k) for k in chosen[1:])
         ),
         None,
     )
@@ -451,7 +457,7 @@ def _before(c: Picked) -> str:
 # FIGURE SPACE (`injection.FILLER`), and two units on either side of it are not one passage
 # (joined, the citation would cover the withheld text).
 _BETWEEN = re.compile(
-    r"(?:\s|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>|<!--[\s\S]*?-->)*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
+    rf"(?:\s|{HTML_TAG.pattern}|{HTML_COMMENT.pattern})*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
     re.ASCII,
 )
 
