@@ -479,13 +479,11 @@ def unnamed(
     (`contexts`: (claim text, "title > headings") pairs). "How do I opt my public repositories
     out of the GitHub Archive Program?" answered by the trade-controls page's archived
     repositories: the program is found in the corpus, but the answer speaks of something
-    else. A name of one word is not required (see `_own_names`), and capitalised words in
-    the question's code spans are code, not names."""
+    else. A name of one word is not required (see `_own_names`)."""
     texts = [f"{text} {where}" for text, where in contexts]
-    prose = _CODE_SPAN.sub(" ", question)  # `str | None = Header()` is code, not a name
     return [
         n
-        for n in _own_names(prose, common)
+        for n in _own_names(question, common)
         if len(n.split()) > 1 and not any(_names(n, t) for t in texts)
     ]
 
@@ -504,9 +502,10 @@ def _own_names(question: str, common: frozenset[str]) -> list[str]:
     an office) without their words that every hit holds: "GitHub Research Program" ->
     "Research Program". A one-word name is as often the setting as the subject ("In the JWT
     section ...", "run via cron in CI": FastAPI tune3 u02 and u25, answerable, were refused
-    when one-word names counted too)."""
+    when one-word names counted too). Capitalised words in the question's code spans are
+    code, not names (`str | None = Header()` named "None Header")."""
     out = []
-    for name in named_terms(question):
+    for name in named_terms(_CODE_SPAN.sub(" ", question)):
         words = name.split()
         rest = [w for w in words if not set(content_words(w)) <= common]
         if len(words) > 1 and rest:

@@ -307,6 +307,16 @@ def test_a_value_stated_about_something_else_leaves_the_question_unanswered() ->
     assert unbound(TICKET, [cap, ("Universe passes are $99.", "")], common) == []
 
 
+def test_code_in_the_question_is_no_name_a_value_must_be_bound_to() -> None:
+    q = "How much does the `Team Plan` tier cost per user?"
+    priced = [("The tier costs $4 per user per month.", "Pricing")]
+    assert unbound(q, priced, frozenset({"github"})) == []
+    named = "How much does the Team Plan tier cost per user?"  # a name in prose still counts
+    assert unbound(named, priced, frozenset({"github"})) == [
+        "price (about: per plan team tier user)"
+    ]
+
+
 def test_unbound_leaves_other_questions_to_the_other_rules() -> None:
     common = frozenset({"github"})
     claim = [("GitHub's liability is limited to $5,000.", "Limitation of Liability")]
