@@ -59,6 +59,19 @@ def _open_shard(path: Path, dim: int) -> Any:
         ) from exc
 
 
+def _index_fields(shard: Any, path: Path) -> None:
+    """The payload indexes every filter uses; a write the engine cannot make (a full disk) is
+    a store error that says what to do, not a traceback."""
+    try:
+        for field in c.INDEXED_FIELDS:
+            shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+    except Exception as exc:  # the binding raises plain Exception for every engine error
+        raise StoreError(
+            f"cannot write the embedded index at {path}: {exc}; if the disk is full, free "
+            "space and run the command again"
+        ) from exc
+
+
 class EdgeStore(c.LiveReads):
     """Single-process embedded store; `close()` releases the shard and the owner lock."""
 
@@ -70,10 +83,7 @@ class EdgeStore(c.LiveReads):
             if rebuild and path.exists():
                 shutil.rmtree(path)
             self._shard: Any = _open_shard(path, identity.dense_dim)
-            for field in c.INDEXED_FIELDS:
-                self._shard.update(
-                    qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword)
-                )
+            _index_fields(self._shard, path)
         except BaseException:
             self._lock.release()
             raise

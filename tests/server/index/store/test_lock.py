@@ -63,6 +63,24 @@ def test_corrupt_index_says_so_and_how_to_rebuild(tmp_path: Path) -> None:
     rebuilt.close()
 
 
+def test_an_index_the_engine_cannot_write_says_what_to_do_and_frees_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.core.errors import StoreError
+    from server.index.store import edge
+
+    class FullDisk:
+        def update(self, _: object) -> None:
+            raise Exception("IO Error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(edge, "_open_shard", lambda path, dim: FullDisk())
+    settings = load_settings(data_dir=tmp_path)
+    with pytest.raises(StoreError, match=r"No space left.*free space and run the command again"):
+        open_store(settings, IDENTITY)
+    monkeypatch.undo()
+    open_store(settings, IDENTITY).close()  # the owner lock was released
+
+
 def _write_then_die(data_dir: str) -> None:
     store = open_store(load_settings(data_dir=data_dir), IDENTITY)
     store.upsert([_record("cors", "Use CORSMiddleware.", ("public",), rev="r2")])
