@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ingest.loaders import normalise
+from ingest.loaders import LoadError, doc_text, normalise
 from server.core.errors import InputError
 from server.core.markdown import section_bounds
 
@@ -92,7 +92,10 @@ def resolve(item: GoldItem, corpus: Path) -> list[GoldSpan]:
         file = corpus / ref.path
         if not file.is_file():
             raise InputError(f"gold {item.id}: {ref.path} is not in {corpus}")
-        text = normalise(file.read_bytes().decode("utf-8-sig"))
+        try:  # the text ingest reads: a PDF's or HTML page's extracted text, not its bytes
+            text = doc_text(ref.path, file.read_bytes())[0]
+        except LoadError as exc:
+            raise InputError(f"gold {item.id}: {ref.path} cannot be read: {exc}") from exc
         start = text.find(normalise(ref.quote))
         if start < 0:
             raise InputError(

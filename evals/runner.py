@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals import metrics as m
 from evals.gold import GoldItem, GoldSpan, read_gold, resolve
-from ingest.loaders import normalise
+from ingest.loaders import LoadError, doc_text
 from ingest.pipeline import ingest_paths
 from server.core.contracts import Answer, CheckCode, ClaimType
 from server.core.errors import IndexMismatchError, InputError
@@ -243,11 +243,14 @@ class Corpus:
         return self.paths.get(doc_id, doc_id)
 
     def text(self, path: str) -> str | None:
+        """The document's text as ingest read it (a PDF's or HTML page's extracted text, not
+        its bytes), None when the file is gone or unreadable."""
         if path not in self._texts:
             file = self.root / path
-            self._texts[path] = (
-                normalise(file.read_bytes().decode("utf-8-sig")) if file.is_file() else None
-            )
+            try:
+                self._texts[path] = doc_text(path, file.read_bytes())[0]
+            except (OSError, LoadError):
+                self._texts[path] = None
         return self._texts[path]
 
     def section(self, path: str, pos: int) -> Span | None:

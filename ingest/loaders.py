@@ -260,6 +260,16 @@ def media_of(name: str) -> str:
     return media
 
 
+def doc_text(rel_path: str, data: bytes) -> tuple[str, list[int]]:
+    """The normalised text every offset into the document points at (a PDF's extracted
+    pages, an HTML page's visible text, else the decoded file), and the page start offsets
+    (PDF only, else []); LoadError when it cannot be read."""
+    media = media_of(rel_path)
+    if media == "pdf":
+        return pdf_text(data)
+    return normalise(html_text(data) if media == "html" else decode(data)), []
+
+
 def build_doc(
     rel_path: str,
     data: bytes,
@@ -271,11 +281,7 @@ def build_doc(
 ) -> tuple[SourceDoc, list[int]]:
     """A SourceDoc from raw bytes; also the page start offsets (PDF only, else [])."""
     media = media_of(rel_path)
-    pages: list[int] = []
-    if media == "pdf":
-        text, pages = pdf_text(data)
-    else:
-        text = normalise(html_text(data) if media == "html" else decode(data))
+    text, pages = doc_text(rel_path, data)
     meta = front_matter(text) if media == "markdown" else {}
     h1 = _H1.search(text)
     title = _text_field(meta, "title", limit=None) or (h1.group(1) if h1 else Path(rel_path).stem)

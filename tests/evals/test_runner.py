@@ -4,6 +4,7 @@ the peer row bench/peer.py writes, read back as the report reads it."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from bench.peer import NOT_MEASURED, dump, peer_file, peer_row, row_name
 from citegate.cli import app
-from evals.gold import load_gold, resolve
+from evals.gold import GoldItem, load_gold, resolve
 from evals.report import load_peer
 from evals.runner import (
     METRICS,
@@ -27,11 +28,13 @@ from evals.runner import (
     open_scratch,
     run_eval,
 )
+from ingest.loaders import build_doc
 from server.core.errors import InputError
 from server.core.paths import repo_root
 from server.core.ports import Embedder
 from server.core.settings import load_settings
 from tests.engine import SAMPLES, offline_engine
+from tests.files import minimal_pdf
 
 REPO = repo_root()
 GOLD = REPO / "evals" / "gold" / "samples.jsonl"
@@ -174,3 +177,36 @@ def test_a_scratch_index_of_another_identity_is_rebuilt_not_refused(tmp_path: Pa
         assert meta is not None and "max_tokens=100" in meta.identity.chunker
     finally:
         store.close()
+
+
+def test_the_corpus_reads_pdf_and_html_as_ingest_does_not_as_bytes(tmp_path: Path) -> None:
+    """A citation into a PDF or an HTML page points into its extracted text; the eval read
+    the raw bytes as UTF-8 and stopped with a UnicodeDecodeError on a PDF (a PDF corpus)."""
+    (tmp_path / "keys.pdf").write_bytes(minimal_pdf())
+    (tmp_path / "page.html").write_text(
+        "<html><body><h1>Keys</h1><p>Keys rotate.</p></body></html>"
+    )
+    (tmp_path / "junk.pdf").write_bytes(b"\xda\xff not a pdf")
+    corpus = Corpus(tmp_path, {})
+    pdf = corpus.text("keys.pdf")
+    assert (
+        pdf is not None
+        and pdf
+        == build_doc("keys.pdf", minimal_pdf(), mtime=datetime(2026, 1, 1, tzinfo=UTC))[0].text
+    )
+    assert corpus.text("page.html") == "# Keys\n\nKeys rotate.\n"
+    assert corpus.text("junk.pdf") is None and corpus.text("missing.md") is None
+    assert corpus.section("junk.pdf", 0) is None
+    item = GoldItem.model_validate(
+        {
+            "id": "k1",
+            "question": "How often do the signing keys rotate?",
+            "answerable": True,
+            "gold": [{"path": "keys.pdf", "heading": "", "quote": "every ninety days"}],
+        }
+    )
+    (span,) = resolve(item, tmp_path)
+    assert pdf[span.start : span.end] == "every ninety days"
+    bad = item.model_copy(update={"gold": [item.gold[0].model_copy(update={"path": "junk.pdf"})]})
+    with pytest.raises(InputError, match=r"junk\.pdf cannot be read: not a readable PDF"):
+        resolve(bad, tmp_path)

@@ -11,38 +11,13 @@ from pathlib import Path
 import pytest
 
 from ingest.loaders import MAX_TITLE_CHARS, SUPPORTED, LoadError, build_doc, load_file
+from tests.files import minimal_pdf
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _pdf(text: str = "Rotate the signing keys every ninety days.") -> bytes:
-    """A minimal valid one-page PDF with one line of Helvetica text (xref offsets exact)."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
 def test_the_test_pdf_is_readable() -> None:
-    doc, pages = build_doc("keys.pdf", _pdf(), mtime=T0)
+    doc, pages = build_doc("keys.pdf", minimal_pdf(), mtime=T0)
     assert "signing keys" in doc.text and pages == [0] and doc.media_type == "pdf"
 
 
@@ -65,7 +40,7 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
 
 def test_mutated_pdfs_give_text_or_a_load_error() -> None:
     rng = random.Random(20261123)
-    valid = _pdf()
+    valid = minimal_pdf()
     outcomes = {"text": 0, "refused": 0}
     started = time.perf_counter()
     for _ in range(200):
@@ -85,8 +60,8 @@ def test_mutated_pdfs_give_text_or_a_load_error() -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        pytest.param(_pdf()[: len(_pdf()) // 2], id="truncated"),
-        pytest.param(_pdf()[:9], id="header-only"),
+        pytest.param(minimal_pdf()[: len(minimal_pdf()) // 2], id="truncated"),
+        pytest.param(minimal_pdf()[:9], id="header-only"),
         pytest.param(b"hello, I am plain text with a .pdf name\n", id="not-a-pdf"),
         pytest.param(b"\x89PNG\r\n\x1a\n" + bytes(range(256)), id="png-named-pdf"),
         pytest.param(b"%PDF-1.4\n" + b"1 0 obj << /Length 99999999999 >>\n" * 3, id="garbage"),
@@ -106,7 +81,7 @@ def test_pypdf_limit_is_a_load_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(PdfReader, "__init__", boom)
     with pytest.raises(LoadError, match="not a readable PDF: decompression limit"):
-        build_doc("big.pdf", _pdf(), mtime=T0)
+        build_doc("big.pdf", minimal_pdf(), mtime=T0)
 
 
 def _alias_bomb() -> bytes:

@@ -32,6 +32,7 @@ from citegate.commands.serve_cmd import build_ingestor
 from server.core.settings import load_settings
 from server.service.app import create_app
 from tests.engine import offline_engine
+from tests.files import minimal_pdf
 
 pytestmark = pytest.mark.fuzz
 KEYS = {"adm": {"role": "admin"}, "usr": {"role": "user", "scope": ["public"]}}
@@ -115,33 +116,6 @@ def _checked(response: Reply, what: str) -> Reply:
 def _upload(client: TestClient, files: list[tuple[str, bytes]], what: str) -> Reply:
     parts = [("files", (name, data, "application/octet-stream")) for name, data in files]
     return _checked(client.post("/v1/ingest", files=parts, headers=ADMIN), what)
-
-
-def minimal_pdf(text: str) -> bytes:
-    """A one-page PDF whose text layer is `text`, with a correct cross-reference table."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
