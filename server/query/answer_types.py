@@ -176,8 +176,10 @@ TYPES: tuple[AnswerType, ...] = (
     AnswerType(
         "command-line flag",
         re.compile(
-            r"\b(?:command[- ]line|cli)\s+(?:flags?|options?|switch(?:es)?|arguments?)\b"
-            r"|\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?flags?\b",
+            # asked for ("which command-line option ...?"), not merely named: in a CLI
+            # library's docs "Can a CLI argument fall back to ...?" asks no flag
+            r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:(?:command[- ]line|cli)\s+(?:options?|switch(?:es)?|arguments?)|flags?)\b",
             _I,
         ),
         re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*"),
@@ -335,14 +337,36 @@ def counts_in_words(question: str, text: str) -> bool:
     return False
 
 
+# A clause asking how to do something or why asks for a way or a reason, not for the value
+# its words name: "How can an argument's default value be computed at runtime?", "How can I
+# count how many times a flag was repeated?", "Why doesn't X show them by default?".
+_WAY_OR_REASON = re.compile(r"^\W*(?:how\s+(?:do|does|did|can|could|should|would|to)\b|why\b)", _I)
+# Where a question's clauses part: a sentence's end, or an "and" / "but" / "or" that opens
+# a new question ("How do I ..., and which version added it?").
+_CLAUSES = re.compile(
+    r"(?<=[.?!;])\s+|,?\s+(?:and|but|or)\s+"
+    r"(?=(?:what|which|how|when|where|who|is|are|does|do|did|can|could|will|would)\b)",
+    _I,
+)
+
+
+def value_asked(question: str) -> str:
+    """The clauses of the question that may ask for a value: all but those asking how to do
+    something or why (`_WAY_OR_REASON`), one per line."""
+    return "\n".join(c for c in _CLAUSES.split(question) if not _WAY_OR_REASON.search(c))
+
+
 def asked_types(question: str) -> list[AnswerType]:
-    """The kinds of value the question asks for (usually none, at most a couple)."""
-    return [t for t in TYPES if t.asks.search(question)]
+    """The kinds of value the question asks for (usually none, at most a couple), read
+    from the clauses that may ask for one (`value_asked`)."""
+    asking = value_asked(question)
+    return [t for t in TYPES if t.asks.search(asking)]
 
 
 def _counted_phrase(question: str) -> tuple[str, ...]:
-    """The counted phrase of a "how many" question, unless it counts ways, kinds or things."""
-    phrase = counted(question)
+    """The counted phrase of a "how many" question, unless it counts ways, kinds or things
+    (or the "how many" lies in a clause that asks how or why)."""
+    phrase = counted(value_asked(question))
     return phrase if phrase and not _counted_nouns(phrase) <= _ENUMERATIONS else ()
 
 

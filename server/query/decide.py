@@ -23,7 +23,7 @@ from server.core.errors import ConfigError
 from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
-from server.query.answer_types import counts_in_words, unbound, unnamed, unstated
+from server.query.answer_types import counts_in_words, unbound, unnamed, unstated, value_asked
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -37,8 +37,9 @@ _WANTS_NUMBER = re.compile(
 
 
 def wants_number(question: str) -> bool:
-    """The question asks for a quantity, a limit, a default, a version or a date."""
-    return bool(_WANTS_NUMBER.search(question))
+    """The question asks for a quantity, a limit, a default, a version or a date (in a
+    clause that may ask for a value: "How can I count how many times ...?" asks for a way)."""
+    return bool(_WANTS_NUMBER.search(value_asked(question)))
 
 
 def signals(

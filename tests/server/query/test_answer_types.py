@@ -50,6 +50,15 @@ from server.query.answer_types import (
         ("How long is the Great Wall of China?", []),  # a length, not a duration
         ("How big is Texas?", []),
         ("How do I enable CORS?", []),
+        # asked for, or merely named: a clause asking how or why asks for a way or a reason
+        ("Which CLI option sets the port?", ["command-line flag"]),
+        ("Can a CLI argument fall back to several environment variables?", []),
+        ("How can an argument's default value be computed at runtime?", []),
+        ("Why doesn't the traceback show local values by default?", []),
+        ("How do I opt out of the telemetry collected by default?", []),
+        ("I use Codespaces. How do I opt out of the telemetry collected by default?", []),
+        ("How do I declare form fields, and which version added it?", ["version"]),
+        ("How do I read a header? What is its default value?", ["default value"]),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -120,6 +129,16 @@ def test_a_claim_states_the_kind_or_the_question_goes_unanswered() -> None:
     phone = "What is the phone number of the agent?"
     assert unstated(phone, ["Call +1 (415) 555-0100."]) == []
     assert unstated(phone, ["Write to 88 Colin P Kelly Jr St, San Francisco."]) == ["phone number"]
+
+
+def test_a_count_in_a_clause_asking_how_is_no_count_asked() -> None:
+    """ "How can I count how many times ..." asks for a way to count; "How many ..., and how
+    do I change it?" still asks for the number in its first clause."""
+    way = "How can I count how many times a flag like --verbose was repeated?"
+    assert unstated(way, ["Use the `count` parameter to make an option a counter."]) == []
+    both = "How many workers does it start, and how do I change it?"
+    assert unstated(both, ["Pass --workers to change it."]) == ["number of workers"]
+    assert unstated(both, ["It starts one worker; pass --workers to change it."]) == []
 
 
 def test_any_claim_of_the_answer_may_state_it() -> None:
