@@ -65,6 +65,23 @@ HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 
 
+_RUN_WORD = re.compile(r"\w+")
+# words a quote needs to be found by them alone (our choice: fewer words match by chance)
+MIN_RUN_WORDS = 4
+
+
+def word_run(quote: str, text: str) -> tuple[int, int] | None:
+    """Where `text` says the words of `quote` in order with only non-word characters between
+    (line breaks, Markdown emphasis, other quotation marks): the same sentence in a PDF's
+    text and in the Markdown page it was made from. None when not found or the quote has
+    fewer than `MIN_RUN_WORDS` words."""
+    words = _RUN_WORD.findall(quote)
+    if len(words) < MIN_RUN_WORDS:
+        return None
+    found = re.search(r"\W+".join(re.escape(w) for w in words), text)
+    return found.span() if found else None
+
+
 def display(text: str) -> str:
     """Markdown emphasis, link syntax and HTML comments removed for reading ("*Your Counter
     Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted

@@ -49,6 +49,7 @@ from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
+from server.query.integrity.citations import placed_copies
 from server.query.integrity.injection import DocFlags, SegmentJudge
 from server.query.integrity.relevance import off_topic
 from server.query.integrity.verify import Composed, LiveIndex
@@ -276,7 +277,7 @@ def answer(
         question=text,
         answer=composed.answer,
         claims=composed.claims,
-        citations=composed.citations,
+        citations=[placed_copies(c, engine.store.get_chunk) for c in composed.citations],
         fallback=composed.fallback,
         gate=composed.gate,
         repairs=composed.repairs,

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from server.core.contracts import (
     AlsoIn,
     CheckCode,
+    Chunk,
     Citation,
     CitationSlot,
     Claim,
     ClaimVerdict,
     Hit,
+    Offsets,
     Verification,
 )
+from server.core.text import word_run
 
 
 def renumber(claims: Sequence[Claim]) -> list[Claim]:
@@ -64,3 +67,28 @@ def merged_also_in(
         if a.doc_id != own_doc and (a.doc_id not in out or out[a.doc_id].span is None):
             out[a.doc_id] = a
     return tuple(out.values())
+
+
+def placed_copies(citation: Citation, chunk_of: Callable[[str], Chunk | None]) -> Citation:
+    """The citation with each `also_in` copy that has no span (a near-duplicate chunk,
+    collapsed whole before any unit was chosen) given the place its quote has in that copy,
+    found by its words (`word_run`: a PDF's line breaks, Markdown's emphasis); a copy whose
+    chunk is gone or does not say the quote's words in order stays without a span."""
+    if all(a.span is not None for a in citation.also_in):
+        return citation
+    return citation.model_copy(
+        update={
+            "also_in": tuple(placed_copy(c, citation.quote, chunk_of) for c in citation.also_in)
+        }
+    )
+
+
+def placed_copy(copy: AlsoIn, quote: str, chunk_of: Callable[[str], Chunk | None]) -> AlsoIn:
+    """`copy` with the place of `quote` in its chunk, when it has none and the chunk says the
+    quote's words in order (`word_run`)."""
+    chunk = chunk_of(copy.snippet_id) if copy.span is None else None
+    run = word_run(quote, chunk.text) if chunk is not None else None
+    if chunk is None or run is None:
+        return copy
+    at = Offsets(start=chunk.offsets.start + run[0], end=chunk.offsets.start + run[1])
+    return copy.model_copy(update={"span": at})

@@ -14,6 +14,7 @@ from server.core.text import (
     mentions,
     missing_names,
     named_terms,
+    word_run,
 )
 
 
@@ -151,3 +152,11 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
         "[**DMCA policy**](/dmca)."
     )
     assert display(text) == "*Published.* See the DMCA policy."
+
+
+def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:
+    text = "Intro. Signing keys\nrotate every **ninety** days. Done."
+    assert word_run("Signing keys rotate every ninety days.", text) == (7, 48)
+    assert word_run("keys rotate every ninety", text) == (15, 41)
+    assert word_run("every keys rotate ninety", text) is None  # out of order
+    assert word_run("keys rotate", text) is None  # too few words to be found by chance
