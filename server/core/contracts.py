@@ -85,6 +85,9 @@ class Chunk(Frozen):
     # The texts of the headings the chunk sits under, outermost first, joined by " > "
     # (empty before the first heading); embedded with the text (server.core.text.embed_input).
     heading: str = ""
+    # The chunk starts inside a fenced code block that opened before it (a block longer
+    # than a chunk, split by lines): its text up to the closing fence is code, not prose.
+    opens_in_code: bool = False
 
 
 class SparseVector(Frozen):

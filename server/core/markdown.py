@@ -63,9 +63,10 @@ def body_start(text: str) -> int:
     return m.end() if m else 0
 
 
-def lines(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
-    """(offset, line, in_code) for every line from `start`; fence lines count as code."""
-    in_fence, pos = False, 0
+def lines(text: str, start: int = 0, in_code: bool = False) -> Iterator[tuple[int, str, bool]]:
+    """(offset, line, in_code) for every line from `start`; fence lines count as code.
+    `in_code`: the text starts inside a code block (its first fence line closes it)."""
+    in_fence, pos = in_code, 0
     for line in text.splitlines(keepends=True):
         if pos >= start:  # fences before `start` (in front matter) are not counted
             fence = bool(FENCE.match(line))
@@ -73,6 +74,23 @@ def lines(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
             if fence:
                 in_fence = not in_fence
         pos += len(line)
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Every fenced code block of the text (after any front matter), from its opening fence
+    line to the end of its closing one (or of the text, when it is never closed)."""
+    spans: list[tuple[int, int]] = []
+    start = None
+    for pos, line, _ in lines(text, body_start(text)):
+        if FENCE.match(line):
+            if start is None:
+                start = pos
+            else:
+                spans.append((start, pos + len(line.rstrip("\n"))))
+                start = None
+    if start is not None:
+        spans.append((start, len(text)))
+    return spans
 
 
 def headings(text: str) -> list[Heading]:
@@ -125,16 +143,18 @@ def _joins(cur: Block, kind: BlockKind, line: str) -> bool:
     return cur.kind == kind and kind in ("paragraph", "table", "html")
 
 
-def blocks(text: str) -> list[Block]:
+def blocks(text: str, in_code: bool = False) -> list[Block]:
     """Block structure of a Markdown fragment: headings, paragraphs, lists (with their
     indented continuation lines), whole code fences, tables, directives and HTML lines.
 
     Blank lines end a paragraph or table; a list goes on across blank lines while its next
     line is another item or indented. Spans are exact and never include the trailing newline.
+    `in_code`: the fragment starts inside a code block, whose rest up to the first fence
+    line is one code block.
     """
     out: list[Block] = []
-    cur: Block | None = None
-    for pos, line, code in lines(text):
+    cur: Block | None = Block("code", 0, 0) if in_code else None
+    for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))
         kind: BlockKind = "code" if code else _kind(line)
         if not code and not line.strip():

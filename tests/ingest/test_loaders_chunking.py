@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from ingest.chunking import markdown_sections, pack
-from ingest.chunks import spans_of
+from ingest.chunks import build_chunks, spans_of
 from ingest.loaders import LoadError, build_doc, load_file
+from server.core.contracts import IndexIdentity
 from tests.fakes import HashEmbedder
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -121,3 +122,20 @@ def test_every_chunk_of_the_fastapi_docs_is_an_exact_slice(shared_data: Path) ->
             assert span.tokens == embedder.count_tokens(text) <= 200
             checked += 1
     assert checked > 300
+
+
+def test_a_chunk_that_starts_inside_a_long_code_block_says_so() -> None:
+    """A console block longer than a chunk is split by lines; the chunks after the first
+    start inside it, and the chunk that starts at its opening fence does not."""
+    console = "".join(f"$ app command{i} --flag\n" for i in range(40))
+    text = f"# Help\n\nRun it:\n\n```console\n{console}```\n\nThat is all.\n"
+    doc, _ = build_doc("help.md", text.encode(), mtime=datetime(2026, 1, 1, tzinfo=UTC))
+    embedder = HashEmbedder()
+    identity = IndexIdentity(embed_model="m", dense_dim=64, analyzer="a", chunker="c")
+    chunks = build_chunks(doc, spans_of(doc, embedder, 40, 0, []), embedder, identity, "ih")
+    assert len(chunks) >= 3
+    fence = text.index("```console")
+    for c in chunks:
+        inside = fence < c.offsets.start < text.index("```\n\nThat")
+        assert c.opens_in_code == inside, c.text[:40]
+    assert chunks[0].opens_in_code is False and any(c.opens_in_code for c in chunks)

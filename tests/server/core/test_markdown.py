@@ -76,3 +76,21 @@ def test_heading_path_is_the_outline_above_a_position() -> None:
         "API keys",
     )  # code is no heading
     assert markdown.heading_path("No headings here.", 5) == ()
+
+
+def test_code_spans_run_from_opening_fence_to_closing_fence() -> None:
+    text = "Run:\n\n```console\n$ app --help\n```\n\nThen:\n\n```\nleft open\n"
+    # 6..16 "```console", 17..29 "$ app --help", 30..33 "```"; the second opens at 42
+    assert markdown.code_spans(text) == [(6, 33), (42, len(text))]
+    assert markdown.code_spans("---\ntitle: a\n---\n```\nx\n```\n") == [(17, 22 + 4)]
+
+
+def test_a_fragment_that_starts_inside_code_reads_it_as_code_to_the_closing_fence() -> None:
+    # the tail of a long console block: without the state, "--help ..." read as prose and
+    # the closing fence opened a block that swallowed the tip after it
+    text = "--help  Show this message and exit.\n```\n\nKeep it short.\n"
+    assert [(b.kind, b.start, b.end) for b in markdown.blocks(text, in_code=True)] == [
+        ("code", 0, 39),
+        ("paragraph", 41, 55),
+    ]
+    assert [b.kind for b in markdown.blocks(text)] == ["paragraph", "code"]

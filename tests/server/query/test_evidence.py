@@ -90,6 +90,24 @@ def test_offsets_are_document_offsets_when_the_chunk_starts_later() -> None:
     ]
 
 
+def test_a_chunk_that_starts_inside_code_cites_the_prose_after_the_code() -> None:
+    """The tail of a console block split across chunks (Typer's docs): read as prose, its
+    "--help  Show this message and exit." led the tip after it into a block the closing fence
+    opened, and the tip itself was no unit."""
+    text = (
+        "Options:\n"
+        "  --help  Show this message and exit.\n"
+        "```\n"
+        "\n"
+        "Typer receives several other parameters for other things.\n"
+    )
+    tail = _whole(text).model_copy(update={"opens_in_code": True})
+    assert [(u.kind, u.quote) for u in units(tail)] == [
+        ("sentence", "Typer receives several other parameters for other things.")
+    ]
+    assert [u.kind for u in units(_whole(text))] == ["lead_in"]  # as it was read before
+
+
 def test_a_long_list_is_cut_at_an_item_boundary() -> None:
     found = units(_chunk(0, len(DOC)), max_chars=90)
     assert (found[0].start, found[0].end) == (10, 92)  # lead-in and the first item only
