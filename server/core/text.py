@@ -252,3 +252,19 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
         else []
     )
     return absent if len(absent) >= share * (len(names) - len(subject)) else ()
+
+
+# A code identifier written the way only code writes it: a snake_case name
+# (`auto_envvar_prefix`) or a long command-line flag (`--log-level`).
+_IDENTIFIER = re.compile(r"(?<![\w.-])(?:--[a-z][a-z0-9-]+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w-])")
+
+
+def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
+    """The code identifiers the question names (`_IDENTIFIER`) that none of `texts` holds,
+    in any case: a setting or flag the corpus never writes is one it does not document.
+    Questions only, as for `missing_names`."""
+    asked = dict.fromkeys(_IDENTIFIER.findall(question)) if is_question(question) else {}
+    if not asked:
+        return ()
+    pool = [t.lower() for t in texts]
+    return tuple(i for i in asked if not any(i.lower() in t for t in pool))

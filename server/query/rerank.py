@@ -26,7 +26,7 @@ from server.core.errors import ModelUnavailableError
 from server.core.ports import ChunkStore, Embedder, PairScorer, SparseEncoder
 from server.core.settings.models import ModelSettings
 from server.core.settings.retrieval import RetrievalSettings
-from server.core.text import content_words, missing_names
+from server.core.text import content_words, missing_identifiers, missing_names
 from server.query.retrieve import cosine
 
 
@@ -227,12 +227,15 @@ def absent_names(
 ) -> tuple[str, ...]:
     """Names the question uses that no candidate mentions, when they are at least
     `missing_name_share` of its names: the corpus the caller may read is not about them
-    (asked "How does GitLab handle counter notices?" of GitHub's policies). Checked over
-    every recalled candidate that passed policy and scope, not just the reranked top."""
+    (asked "How does GitLab handle counter notices?" of GitHub's policies); and, with
+    `missing_identifier_rule`, any code identifier it names that no candidate writes ("like
+    auto_envvar_prefix?", "a built-in --log-level option?"). Checked over every recalled
+    candidate that passed policy and scope, not just the reranked top."""
+    texts = [h.chunk.text for h in candidates]
     share = settings.missing_name_share
-    if share <= 0:  # the rule is off
-        return ()
-    return missing_names(question, (h.chunk.text for h in candidates), share)
+    names = missing_names(question, texts, share) if share > 0 else ()  # 0: the rule is off
+    codes = missing_identifiers(question, texts) if settings.missing_identifier_rule else ()
+    return (*names, *codes)
 
 
 def should_refuse(

@@ -50,6 +50,11 @@ class RetrievalSettings(BaseModel):
         "(capitalised words, server.core.text.named_terms) appears in no recalled candidate it "
         "may read; 0 turns the rule off",
     )
+    missing_identifier_rule: bool = Field(
+        description="refuse when the question names a code identifier (a snake_case name, a "
+        "--flag) that no recalled candidate it may read writes (server.core.text."
+        "missing_identifiers)",
+    )
     answer_type_rule: bool = Field(
         description="refuse when the question asks for a price, size, percentage, duration, "
         "date, phone number or a count ('how many X') and no claim states one "

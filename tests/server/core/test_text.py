@@ -12,6 +12,7 @@ from server.core.text import (
     embed_key,
     is_question,
     mentions,
+    missing_identifiers,
     missing_names,
     named_terms,
     word_run,
@@ -160,3 +161,12 @@ def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:
     assert word_run("keys rotate every ninety", text) == (15, 41)
     assert word_run("every keys rotate ninety", text) is None  # out of order
     assert word_run("keys rotate", text) is None  # too few words to be found by chance
+
+
+def test_missing_identifiers_are_snake_case_names_and_long_flags_no_text_holds() -> None:
+    texts = ["Set `allow_origins` and run with --reload.", "Use auto-reload."]
+    q = "Do allow_origins, max_age and --log-level work with --reload or --RELOAD?"
+    assert missing_identifiers(q, texts) == ("max_age", "--log-level")
+    assert missing_identifiers("What does the self.x_y field hold?", texts) == ()  # dotted
+    assert missing_identifiers("Is the Auto_Reload flag on?", texts) == ()  # not code-cased
+    assert missing_identifiers("max_age and --log-level.", texts) == ()  # not a question

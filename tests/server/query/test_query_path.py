@@ -159,6 +159,18 @@ def test_names_no_candidate_mentions_refuse() -> None:
     assert absent_names(q, pool, rule.model_copy(update={"missing_name_share": 0.0})) == ()
 
 
+def test_a_code_identifier_no_candidate_writes_refuses() -> None:
+    rule = load_settings().retrieval.model_copy(update={"missing_identifier_rule": True})
+    pool = [hit("a", text="Read env vars with `envvar=`."), hit("b", text="Pass `--Verbose`.")]
+    q = "Can options get env var names from a prefix, like auto_envvar_prefix?"
+    assert absent_names(q, pool, rule) == ("auto_envvar_prefix",)
+    assert absent_names("Does it add a --log-level option?", pool, rule) == ("--log-level",)
+    assert absent_names("How does --verbose count?", pool, rule) == ()  # any case
+    assert absent_names("Use auto_envvar_prefix.", pool, rule) == ()  # no question
+    off = rule.model_copy(update={"missing_identifier_rule": False})
+    assert absent_names(q, pool, off) == ()
+
+
 def test_answer_refuses_a_question_about_a_name_the_corpus_lacks(tmp_path: Path) -> None:
     # the score floor is low, so only the name rule can refuse here
     engine = offline_engine(load_settings(data_dir=tmp_path, retrieval={"min_rerank_score": 0.05}))
