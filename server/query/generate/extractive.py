@@ -35,6 +35,7 @@ from server.core.text import (
     HTML_TAG,
     content_words,
     embed_input,
+    word_run,
 )
 from server.query.answer_types import asks_how_to, common_names, defines_asked, focus_words, leads
 from server.query.claims import classify_claim, render
@@ -194,22 +195,22 @@ def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) ->
     for cand in ranked:
         if cand.score < floor or len(chosen) == max_claims:
             break
-        if _twin_of(cand, chosen, cfg.twin_jaccard) is not None:
-            continue  # joined to its twin below
-        if any(_covers(cand, c) for c in chosen):
-            continue  # a longer unit over a chosen one: `distinct` would leave one out
-        if (
+        # joined to its twin below; or a longer unit over a chosen one (`distinct` would
+        # leave one out)
+        if _twin_of(cand, chosen, cfg.twin_jaccard) is not None or any(
+            _covers(cand, c) for c in chosen
+        ):
+            continue
+        held = next((i for i, c in enumerate(chosen) if _holds(cand, c)), None)
+        if held is not None:  # says a chosen unit again with more around it: a copy of it
+            chosen[held] = _held_in(chosen[held], cand)
+            continue
+        far = (
             cand.hit.chunk.section_id != top.hit.chunk.section_id
             and cand.score < cfg.other_section_cutoff * top.score
-        ):
-            continue
-        if any(
-            _jaccard(cand.words, c.words) > cfg.redundant_overlap
-            or _inside(cand.words, c.words) > cfg.redundant_containment
-            for c in chosen
-        ):
-            continue
-        chosen.append(cand)
+        )
+        if not far and not _redundant(cand, chosen, cfg):
+            chosen.append(cand)
     # A chosen unit copied into another recalled document, whatever that copy scored (its
     # hit's rank is what differs): one slot, the other document in `also_in`.
     for cand in ranked:
@@ -378,6 +379,49 @@ def _covers(a: Picked, b: Picked) -> bool:
         and a.sentence.start <= b.sentence.start
         and b.sentence.end <= a.sentence.end
     )
+
+
+def _redundant(cand: Picked, chosen: Sequence[Picked], cfg: GenerationSettings) -> bool:
+    """A chosen unit says much the same: most words alike, or most of `cand`'s inside it."""
+    return any(
+        _jaccard(cand.words, c.words) > cfg.redundant_overlap
+        or _inside(cand.words, c.words) > cfg.redundant_containment
+        for c in chosen
+    )
+
+
+# Characters a chosen unit needs for a longer unit of another document to be a copy of it
+# because it holds its text (our choice: a short phrase is held by chance).
+HELD_MIN_CHARS = 30
+
+
+def _holds(a: Picked, b: Picked) -> bool:
+    """`a`, in another document, says all of `b` as read (whitespace and case aside) and more:
+    a Markdown list item that holds the sentence an HTML copy of the page gave alone."""
+    said = " ".join(b.sentence.display.casefold().split())
+    return (
+        a.hit.chunk.doc_id not in _docs(b)
+        and len(said) >= HELD_MIN_CHARS
+        and said in " ".join(a.sentence.display.casefold().split())
+    )
+
+
+def _held_in(chosen: Picked, holder: Picked) -> Picked:
+    """`chosen` with `holder`'s document in its `also_in`, at the place there that says the
+    chosen text's words (the holder's whole unit when they cannot be found in order)."""
+    c = holder.hit.chunk
+    said = c.text[holder.sentence.start - c.offsets.start : holder.sentence.end - c.offsets.start]
+    run = word_run(chosen.sentence.quote, said)
+    base = holder.sentence.start
+    at = (
+        Offsets(start=base + run[0], end=base + run[1])
+        if run is not None
+        else Offsets(start=holder.sentence.start, end=holder.sentence.end)
+    )
+    copy = AlsoIn(
+        doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev, span=at
+    )
+    return dataclasses.replace(chosen, also_in=(*chosen.also_in, copy))
 
 
 def _overlapping(a: Picked, b: Picked) -> bool:

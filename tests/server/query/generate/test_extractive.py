@@ -211,6 +211,28 @@ def test_a_near_copy_with_a_clause_added_is_the_same_passage(gen: ExtractiveGene
     assert all(not c.citations[0].also_in for c in again.claims)
 
 
+def test_a_longer_unit_that_holds_a_chosen_one_is_its_copy_not_a_claim(
+    gen: ExtractiveGenerator,
+) -> None:
+    """A list item of a Markdown page holds the sentence its HTML copy gives alone: the item
+    is not cited again (it said the chosen claim twice); its document is listed in the
+    claim's `also_in`, at the place where the item says the sentence."""
+    item = (
+        "- Access tokens **expire** after 30 minutes since version 0.95. Sessions stay "
+        "open until the browser is closed.\n"
+    )
+    holder = _elsewhere("terms", 0.3, text=item, offsets=Offsets(start=100, end=100 + len(item)))
+    draft = gen.generate("When do access tokens expire?", [HIT_1, HIT_2, holder])
+    slots = [c.citations[0] for c in draft.claims]
+    assert slots and "terms-1" not in [s.snippet_id for s in slots]
+    expiry = "Access tokens expire after 30 minutes since version 0.95."
+    (cited,) = [s for s in slots if s.quote == expiry]
+    assert [a.doc_id for a in cited.also_in] == ["terms.md"]
+    start = 100 + item.index("Access")
+    end = 100 + item.index(" Sessions") - 1  # "... version 0.95", by its words
+    assert cited.also_in[0].span == Offsets(start=start, end=end)
+
+
 PASSAGE = (
     "# Keys\n\n"
     "Create a random secret key to sign the tokens. To generate one, run the command below.\n\n"
