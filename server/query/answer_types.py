@@ -356,6 +356,20 @@ def value_asked(question: str) -> str:
     return "\n".join(c for c in _CLAUSES.split(question) if not _WAY_OR_REASON.search(c))
 
 
+# A span of time in words ("six months", "two business days"): a number the digit test misses.
+_TIME_IN_WORDS = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|ninety|hundred)[\s-]+(?:business |calendar |working )?"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
+    _I,
+)
+
+
+def time_in_words(text: str) -> bool:
+    """`text` gives a span of time in words ("up to six months after we notify you")."""
+    return _TIME_IN_WORDS.search(text) is not None
+
+
 def asked_types(question: str) -> list[AnswerType]:
     """The kinds of value the question asks for (usually none, at most a couple), read
     from the clauses that may ask for one (`value_asked`)."""

@@ -23,7 +23,14 @@ from server.core.errors import ConfigError
 from server.core.fitted import read_fitted
 from server.core.ports import SparseEncoder
 from server.core.text import content_words, named_terms
-from server.query.answer_types import counts_in_words, unbound, unnamed, unstated, value_asked
+from server.query.answer_types import (
+    counts_in_words,
+    time_in_words,
+    unbound,
+    unnamed,
+    unstated,
+    value_asked,
+)
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
 
@@ -65,7 +72,10 @@ def signals(
         absent_share=absent_share,
         number_missing=float(
             wants_number(question)
-            and not any(has_number(c.text) or counts_in_words(question, c.text) for c in claims)
+            and not any(
+                has_number(c.text) or counts_in_words(question, c.text) or time_in_words(c.text)
+                for c in claims
+            )
         ),
         fused_agreement=1.0 / top.k_pos if top else 0.0,
         claims=float(len(claims) if units is None else units),

@@ -61,6 +61,11 @@ def test_a_number_is_missing_unless_a_claim_gives_one_in_digits_or_exact_words()
     assert _missing("How do I limit how many files a client uploads?", "Upload files.") == 0.0
     assert _missing(members, "It can have two hundred members.") == 0.0
     assert _missing(members, "An organization can have ten paid members.") == 0.0
+    # a span of time in words is a number (Mozilla's "up to six months after we notify you")
+    appeal = "How long do I have to appeal?"
+    assert _missing(appeal, "You may appeal up to six months after we notify you.") == 0.0
+    assert _missing(appeal, "You may appeal within two business days.") == 0.0
+    assert _missing(appeal, "You may appeal the decision in writing.") == 1.0
 
 
 def test_p_answer_is_the_sigmoid_of_the_standardised_sum() -> None:
