@@ -51,7 +51,8 @@ from evals.runner import (
     gold_quotes,
     run_eval,
 )
-from ingest.loaders import normalise
+from ingest.loaders import LoadError, doc_text
+from ingest.pipeline import discover
 from server.core.paths import repo_root
 from server.core.ports import Embedder
 from server.core.settings import Settings, load_settings
@@ -78,13 +79,13 @@ def build_index(corpus: Path, settings: Settings, embedder: Embedder, tmp: str) 
     from llama_index.vector_stores.qdrant import QdrantVectorStore
     from qdrant_client import QdrantClient
 
-    docs = [
-        Document(
-            text=normalise(p.read_bytes().decode("utf-8-sig")),
-            metadata={"path": str(p.relative_to(corpus))},
-        )
-        for p in sorted(corpus.rglob("*.md"))
-    ]
+    docs = []
+    for p, root in discover([corpus], settings.ingest.extensions):  # the files ingest reads
+        rel = p.relative_to(root).as_posix()
+        try:  # a PDF's or HTML page's text, as ingest reads it
+            docs.append(Document(text=doc_text(rel, p.read_bytes())[0], metadata={"path": rel}))
+        except LoadError:
+            continue  # ingest skips it too, with its reason
     splitter = SentenceSplitter(
         chunk_size=settings.ingest.chunk_max_tokens,
         chunk_overlap=20,
