@@ -58,6 +58,21 @@ def discover(paths: Sequence[Path], extensions: Sequence[str]) -> list[tuple[Pat
     return found
 
 
+def unread_types(paths: Sequence[Path], extensions: Sequence[str]) -> dict[str, int]:
+    """How many files of each other ending the folders among `paths` hold (`discover` passes
+    them by): "(none)" for a file with no ending. A file named on its own is never here: it
+    is read and, if its type is unknown, listed as a failure with the reason."""
+    known = {e.lower() for e in extensions}
+    counts: dict[str, int] = {}
+    for path in paths:
+        if path.is_dir():
+            for p in path.rglob("*"):
+                ending = p.suffix.lower()
+                if p.is_file() and ending not in known:
+                    counts[ending or "(none)"] = counts.get(ending or "(none)", 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def _identity_of(store: ChunkStore) -> IndexMeta:
     meta = store.meta()
     if meta is None:  # open_store always records one; a bare store is a programming error

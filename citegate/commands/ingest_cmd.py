@@ -44,6 +44,32 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[object]:
         yield advance
 
 
+def _readable(paths: list[Path], settings: Settings, *, note: bool) -> list[tuple[Path, Path]]:
+    """The files of `paths` ingest reads (`discover`); InputError naming what the folders
+    hold when there is none (a folder of reStructuredText said "fix the files listed above"
+    and listed nothing); with `note`, a line on stderr counting the files of other types."""
+    from ingest.pipeline import discover, unread_types
+
+    found = discover(paths, settings.ingest.extensions)
+    other = unread_types(paths, settings.ingest.extensions)
+    reads = ", ".join(settings.ingest.extensions)
+    if not found:
+        held = f" (it holds {_types(other)})" if other else " (it is empty)"
+        raise InputError(
+            f"no file citegate reads in {', '.join(map(str, paths))}{held}: citegate reads "
+            f"{reads}; convert the documents to one of these (e.g. Markdown) or pass another "
+            "folder"
+        )
+    if other and note:
+        Console(stderr=True).print(f"[yellow]not read[/]: {_types(other)} (citegate reads {reads})")
+    return found
+
+
+def _types(counts: dict[str, int]) -> str:
+    """`{".rst": 3, ".png": 1}` as "3 .rst files, 1 .png file"."""
+    return ", ".join(f"{n} {ending} file{'s' if n > 1 else ''}" for ending, n in counts.items())
+
+
 def _summary(report: IngestReport) -> None:
     console = Console()
     table = Table("new", "changed", "unchanged", "failed", "deleted", "chunks", "seconds")
@@ -79,14 +105,12 @@ def ingest(
     While `citegate serve` owns the index (or with CITEGATE_SERVER_URL set), the files are
     uploaded to its `POST /v1/ingest` instead, and the summary is the same.
     """
-    from ingest.pipeline import discover
-
     try:
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise InputError(f"no such file or folder: {', '.join(missing)}")
         settings = load_settings()
-        found = discover(paths, settings.ingest.extensions)
+        found = _readable(paths, settings, note=not as_json)
         server = find_server(settings)
         show = sys.stderr.isatty() and not as_json
         if server is None:

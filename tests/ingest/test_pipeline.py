@@ -16,6 +16,7 @@ from ingest.pipeline import (
     ingest_loads,
     ingest_paths,
     ingest_uploads,
+    unread_types,
     upload_path,
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
@@ -529,3 +530,14 @@ def test_a_vector_is_never_reused_between_a_masked_and_a_raw_reading(tmp_path: P
     # with the same reading, the vector is kept
     assert ingest("cellar", masked) == []
     store.close()
+
+
+def test_files_of_other_types_beside_readable_ones_are_counted(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nText.\n")
+    (tmp_path / "b.rst").write_text("B\n=\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c.RST").write_text("C\n=\n")
+    (tmp_path / "sub" / "Makefile").write_text("all:\n")
+    extensions = load_settings().ingest.extensions
+    assert unread_types([tmp_path], extensions) == {".rst": 2, "(none)": 1}
+    assert unread_types([tmp_path / "a.md"], extensions) == {}  # a file named alone is read
