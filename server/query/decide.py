@@ -113,9 +113,10 @@ def verdict(
 
 
 def absent_share(question: str, absent: Sequence[str]) -> float:
-    """Share of the question's names that no readable candidate mentions."""
+    """Share of the question's names that no readable candidate mentions (`absent` may
+    also hold code identifiers, `text.missing_identifiers`, which are no names here)."""
     names = named_terms(question)
-    return len(absent) / len(names) if names else 0.0
+    return len(set(absent) & set(names)) / len(names) if names else 0.0
 
 
 class RefusalModel(Frozen):

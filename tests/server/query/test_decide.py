@@ -12,7 +12,14 @@ from server.core.contracts import Claim, ClaimType, Signals
 from server.core.errors import ConfigError
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
-from server.query.decide import RefusalModel, load_refusal_model, signals, verdict, wants_number
+from server.query.decide import (
+    RefusalModel,
+    absent_share,
+    load_refusal_model,
+    signals,
+    verdict,
+    wants_number,
+)
 
 S = Signals(
     best_score=0.7,
@@ -148,3 +155,11 @@ def test_the_answer_type_rule_overrules_the_model() -> None:
     )
     by_model = verdict(q, S, priced, strict, answer_type_rule=True)
     assert by_model.refused and by_model.unstated == () and by_model.p_answer is not None
+
+
+def test_absent_share_counts_names_not_code_identifiers() -> None:
+    q = "Does GitLab's runner read the max_jobs or --log-level setting?"
+    assert absent_share(q, ("GitLab",)) == 1.0  # GitLab is its one name
+    assert absent_share(q, ("GitLab", "max_jobs", "--log-level")) == 1.0  # never above 1
+    assert absent_share(q, ("max_jobs",)) == 0.0
+    assert absent_share("Does it read --log-level?", ("--log-level",)) == 0.0  # no names
