@@ -29,7 +29,6 @@ from server.query.answer_types import (
     unbound,
     unnamed,
     unstated,
-    value_asked,
 )
 from server.query.claims import has_number
 from server.query.rerank import question_coverage
@@ -44,9 +43,11 @@ _WANTS_NUMBER = re.compile(
 
 
 def wants_number(question: str) -> bool:
-    """The question asks for a quantity, a limit, a default, a version or a date (in a
-    clause that may ask for a value: "How can I count how many times ...?" asks for a way)."""
-    return bool(_WANTS_NUMBER.search(value_asked(question)))
+    """The question asks for a quantity, a limit, a default, a version or a date, anywhere in
+    it: a signal of the fitted refusal model, read as it was fitted ("How do I limit how many
+    files ...?" counts; the answer-type rules, which overrule the model, read only the
+    clauses that ask for a value, `answer_types.value_asked`)."""
+    return bool(_WANTS_NUMBER.search(question))
 
 
 def signals(
