@@ -35,13 +35,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from server.core.text import content_words, mentions, named_terms
 
 _I = re.IGNORECASE
-_NUMBER_WORD = (
-    r"(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_SPELLED = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)"
+)
+_NUMBER_WORD = rf"(?:\d[\d,.]*|an?|{_SPELLED})"
+# What follows a number in a span of time: "30 days", "two business days", "six-month".
+_TIME_UNIT = (
+    r"[\s-]+(?:business |calendar |working )?"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
 )
 _DATA_NOUN = (
     r"(?:file|repository|repo|storage|disk|upload|attachment|package|cache|artifact|"
@@ -123,8 +130,7 @@ TYPES: tuple[AnswerType, ...] = (
             _I,
         ),
         re.compile(
-            rf"\b{_NUMBER_WORD}[\s-]+(?:business |calendar |working )?"
-            r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
+            rf"\b{_NUMBER_WORD}{_TIME_UNIT}"
             r"|\b(?:indefinitely|immediately|permanently|forever|until|as long as|hourly|daily|"
             r"weekly|monthly|annually|yearly)\b",
             _I,
@@ -350,6 +356,7 @@ _CLAUSES = re.compile(
 )
 
 
+@lru_cache(maxsize=256)  # read by every kind test, for each claim of an answer
 def value_asked(question: str) -> str:
     """The clauses of the question that may ask for a value: all but those asking how to do
     something or why (`_WAY_OR_REASON`), one per line."""
@@ -357,12 +364,7 @@ def value_asked(question: str) -> str:
 
 
 # A span of time in words ("six months", "two business days"): a number the digit test misses.
-_TIME_IN_WORDS = re.compile(
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|ninety|hundred)[\s-]+(?:business |calendar |working )?"
-    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
-    _I,
-)
+_TIME_IN_WORDS = re.compile(rf"\b{_SPELLED}{_TIME_UNIT}", _I)
 
 
 def time_in_words(text: str) -> bool:
