@@ -162,6 +162,17 @@ class AlsoIn(Frozen):
         "the whole chunk is a near-duplicate",
     )
 
+    @classmethod
+    def of(cls, chunk: Chunk, span: Offsets | None = None) -> AlsoIn:
+        """`chunk`'s document as the copy, at `span` (document offsets) when it is known."""
+        return cls(
+            doc_id=chunk.doc_id,
+            source_url=chunk.source_url,
+            snippet_id=chunk.snippet_id,
+            rev=chunk.rev,
+            span=span,
+        )
+
 
 class Hit(Frozen):
     """One retrieved chunk with its scores and ranks (optional fields of SPEC 1.1)."""

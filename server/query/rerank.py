@@ -174,9 +174,7 @@ def _preferred(a: Hit, b: Hit, ingested_at: Callable[[str], datetime | None]) ->
 
 
 def _also(hit: Hit) -> tuple[AlsoIn, ...]:
-    c = hit.chunk
-    own = AlsoIn(doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev)
-    return (own, *hit.also_in)
+    return (AlsoIn.of(hit.chunk), *hit.also_in)
 
 
 def collapse_duplicates(

@@ -81,12 +81,8 @@ def _twin(cand: Picked, chosen: Picked) -> Picked:
     copy with the later `updated_at` is the one cited (as for near-duplicate chunks)."""
     later = cand.hit.chunk.updated_at > chosen.hit.chunk.updated_at
     keep, other = (cand, chosen) if later else (chosen, cand)
-    c = other.hit.chunk
     at = Offsets(start=other.sentence.start, end=other.sentence.end)
-    mine = AlsoIn(
-        doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev, span=at
-    )
-    also = (*chosen.also_in, *cand.also_in, mine)
+    also = (*chosen.also_in, *cand.also_in, AlsoIn.of(other.hit.chunk, at))
     return dataclasses.replace(keep, score=chosen.score, also_in=also)
 
 
@@ -395,33 +391,27 @@ def _redundant(cand: Picked, chosen: Sequence[Picked], cfg: GenerationSettings) 
 HELD_MIN_CHARS = 30
 
 
+def _as_read(p: Picked) -> str:
+    """The unit's text as read, whitespace and case aside."""
+    return " ".join(p.sentence.display.casefold().split())
+
+
 def _holds(a: Picked, b: Picked) -> bool:
     """`a`, in another document, says all of `b` as read (whitespace and case aside) and more:
     a Markdown list item that holds the sentence an HTML copy of the page gave alone."""
-    said = " ".join(b.sentence.display.casefold().split())
+    said = _as_read(b)
     return (
-        a.hit.chunk.doc_id not in _docs(b)
-        and len(said) >= HELD_MIN_CHARS
-        and said in " ".join(a.sentence.display.casefold().split())
+        a.hit.chunk.doc_id not in _docs(b) and len(said) >= HELD_MIN_CHARS and said in _as_read(a)
     )
 
 
 def _held_in(chosen: Picked, holder: Picked) -> Picked:
     """`chosen` with `holder`'s document in its `also_in`, at the place there that says the
     chosen text's words (the holder's whole unit when they cannot be found in order)."""
-    c = holder.hit.chunk
-    said = c.text[holder.sentence.start - c.offsets.start : holder.sentence.end - c.offsets.start]
-    run = word_run(chosen.sentence.quote, said)
-    base = holder.sentence.start
-    at = (
-        Offsets(start=base + run[0], end=base + run[1])
-        if run is not None
-        else Offsets(start=holder.sentence.start, end=holder.sentence.end)
-    )
-    copy = AlsoIn(
-        doc_id=c.doc_id, source_url=c.source_url, snippet_id=c.snippet_id, rev=c.rev, span=at
-    )
-    return dataclasses.replace(chosen, also_in=(*chosen.also_in, copy))
+    held = holder.sentence
+    lo, hi = word_run(chosen.sentence.quote, held.quote) or (0, held.end - held.start)
+    at = Offsets(start=held.start + lo, end=held.start + hi)
+    return dataclasses.replace(chosen, also_in=(*chosen.also_in, AlsoIn.of(holder.hit.chunk, at)))
 
 
 def _overlapping(a: Picked, b: Picked) -> bool:
