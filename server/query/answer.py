@@ -23,6 +23,7 @@ from typing import Literal
 from server.core.contracts import (
     Answer,
     CheckCode,
+    Chunk,
     CodeFinding,
     Decision,
     Hit,
@@ -277,7 +278,7 @@ def answer(
         question=text,
         answer=composed.answer,
         claims=composed.claims,
-        citations=[placed_copies(c, engine.store.get_chunk) for c in composed.citations],
+        citations=[placed_copies(c, _chunk_of(got, engine.store)) for c in composed.citations],
         fallback=composed.fallback,
         gate=composed.gate,
         repairs=composed.repairs,
@@ -296,6 +297,13 @@ def answer(
             total_ms=(t_done - started) * 1000,
         ),
     )
+
+
+def _chunk_of(got: _Retrieved, store: ChunkStore) -> Callable[[str], Chunk | None]:
+    """A chunk by its snippet id: from the recalled candidates, which hold every copy that
+    rerank collapsed, else (a copy found by a repeated retrieval) from the store."""
+    recalled = {h.chunk.snippet_id: h.chunk for h in got.candidates}
+    return lambda snippet_id: recalled.get(snippet_id) or store.get_chunk(snippet_id)
 
 
 def _decide(
