@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,33 +45,31 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str, str], None]  # (event, path): "upserted" then "done" per document
 
 
+def survey(
+    paths: Sequence[Path], extensions: Sequence[str]
+) -> tuple[list[tuple[Path, Path]], dict[str, int]]:
+    """The (file, root) pairs ingest reads, and how many files of each other ending the folders
+    hold ("(none)" for a file with no ending), most first, in one walk. A folder contributes
+    its files with a known ending, sorted; a file named on its own is read whatever its type
+    (an unknown one is then a listed failure with the reason)."""
+    found: list[tuple[Path, Path]] = []
+    other: Counter[str] = Counter()
+    for path in paths:
+        if not path.is_dir():
+            found.append((path, path.parent))
+            continue
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            ending = f.suffix.lower()
+            if ending in extensions:
+                found.append((f, path))
+            else:
+                other[ending or "(none)"] += 1
+    return found, dict(sorted(other.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def discover(paths: Sequence[Path], extensions: Sequence[str]) -> list[tuple[Path, Path]]:
     """(file, root) pairs: a folder contributes its files with a known ending, sorted."""
-    found: list[tuple[Path, Path]] = []
-    for path in paths:
-        if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in extensions
-            )
-            found.extend((f, path) for f in files)
-        else:
-            found.append((path, path.parent))
-    return found
-
-
-def unread_types(paths: Sequence[Path], extensions: Sequence[str]) -> dict[str, int]:
-    """How many files of each other ending the folders among `paths` hold (`discover` passes
-    them by): "(none)" for a file with no ending. A file named on its own is never here: it
-    is read and, if its type is unknown, listed as a failure with the reason."""
-    known = {e.lower() for e in extensions}
-    counts: dict[str, int] = {}
-    for path in paths:
-        if path.is_dir():
-            for p in path.rglob("*"):
-                ending = p.suffix.lower()
-                if p.is_file() and ending not in known:
-                    counts[ending or "(none)"] = counts.get(ending or "(none)", 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return survey(paths, extensions)[0]
 
 
 def _identity_of(store: ChunkStore) -> IndexMeta:

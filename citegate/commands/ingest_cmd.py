@@ -45,13 +45,12 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[object]:
 
 
 def _readable(paths: list[Path], settings: Settings, *, note: bool) -> list[tuple[Path, Path]]:
-    """The files of `paths` ingest reads (`discover`); InputError naming what the folders
+    """The files of `paths` ingest reads (`survey`); InputError naming what the folders
     hold when there is none (a folder of reStructuredText said "fix the files listed above"
     and listed nothing); with `note`, a line on stderr counting the files of other types."""
-    from ingest.pipeline import discover, unread_types
+    from ingest.pipeline import survey
 
-    found = discover(paths, settings.ingest.extensions)
-    other = unread_types(paths, settings.ingest.extensions)
+    found, other = survey(paths, settings.ingest.extensions)
     reads = ", ".join(settings.ingest.extensions)
     if not found:
         held = f" (it holds {_types(other)})" if other else " (it is empty)"

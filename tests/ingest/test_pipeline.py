@@ -16,7 +16,7 @@ from ingest.pipeline import (
     ingest_loads,
     ingest_paths,
     ingest_uploads,
-    unread_types,
+    survey,
     upload_path,
 )
 from server.core.contracts import Hit, IndexIdentity, IngestReport, SourceDoc
@@ -539,5 +539,7 @@ def test_files_of_other_types_beside_readable_ones_are_counted(tmp_path: Path) -
     (tmp_path / "sub" / "c.RST").write_text("C\n=\n")
     (tmp_path / "sub" / "Makefile").write_text("all:\n")
     extensions = load_settings().ingest.extensions
-    assert unread_types([tmp_path], extensions) == {".rst": 2, "(none)": 1}
-    assert unread_types([tmp_path / "a.md"], extensions) == {}  # a file named alone is read
+    found, other = survey([tmp_path], extensions)
+    assert [f.name for f, _ in found] == ["a.md"] and other == {".rst": 2, "(none)": 1}
+    alone = survey([tmp_path / "b.rst"], extensions)  # a file named alone is read
+    assert alone == ([(tmp_path / "b.rst", tmp_path)], {})
