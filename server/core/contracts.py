@@ -392,7 +392,9 @@ class Signals(Frozen):
     best_score: float  # the best reranked hit's score_norm
     margin: float  # best minus second-best score_norm
     coverage: float  # share of the question's BM25 terms in the best hit
-    answer_coverage: float  # share of the question's content words in the answer's claims
+    # share of the question's content words in the answer's claims, each weighted by its
+    # rarity among the recalled candidates (server.query.decide.rare_coverage)
+    answer_coverage: float
     relevance: float  # cosine of the question and its most relevant claim
     absent_share: float  # share of the question's names no readable candidate mentions
     # 1 when the question asks for a quantity and no claim gives a number, in digits or as an

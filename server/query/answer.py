@@ -260,7 +260,7 @@ def answer(
         judge=engine.judge,
     )
     report("decide")
-    decision = _decide(text, engine, got.hits, composed, absent)
+    decision = _decide(text, engine, got, composed, absent)
     if decision.refused:
         reason = (
             f"refused: the question asks for a {' and a '.join(decision.unstated)} and no "
@@ -307,7 +307,7 @@ def _chunk_of(got: _Retrieved, store: ChunkStore) -> Callable[[str], Chunk | Non
 
 
 def _decide(
-    question: str, engine: Engine, hits: Sequence[Hit], composed: Composed, absent: Sequence[str]
+    question: str, engine: Engine, got: _Retrieved, composed: Composed, absent: Sequence[str]
 ) -> Decision:
     """The refusal decision's signals, and its verdict (`decide.verdict`) when the answer
     was not already "I don't know"."""
@@ -317,7 +317,11 @@ def _decide(
     units = [part for t in texts for part in sentence_parts(t)]
     scores = engine.relevance.relevance(question, units) if units else []
     share = absent_share(question, absent)
-    found = signals(question, hits, composed.claims, scores, engine.sparse, share, len(units))
+    hits = got.hits
+    recalled = [h.chunk.text for h in got.candidates]
+    found = signals(
+        question, hits, composed.claims, scores, engine.sparse, share, len(units), recalled
+    )
     if composed.fallback:
         return Decision(signals=found)
     rule = engine.settings.retrieval.answer_type_rule

@@ -58,17 +58,18 @@ def signals(
     sparse: SparseEncoder,
     absent_share: float,
     units: int | None = None,
+    recalled: Sequence[str] = (),
 ) -> Signals:
-    """Every signal of one answer, each in [0, 1] or a small range (see `Signals`)."""
+    """Every signal of one answer, each in [0, 1] or a small range (see `Signals`);
+    `recalled` are the texts of every recalled candidate, which weigh the question's words
+    for `answer_coverage` (`rare_coverage`)."""
     top = hits[0] if hits else None
-    asked = set(content_words(question))
-    shown = set(content_words(" ".join(c.text for c in claims)))
     second = hits[1].score_norm if len(hits) > 1 else 0.0
     return Signals(
         best_score=top.score_norm if top else 0.0,
         margin=(top.score_norm - second) if top else 0.0,
         coverage=question_coverage(question, top.chunk.text, sparse) if top else 0.0,
-        answer_coverage=len(asked & shown) / len(asked) if asked else 1.0,
+        answer_coverage=rare_coverage(question, [c.text for c in claims], recalled),
         relevance=max(relevance, default=0.0),
         absent_share=absent_share,
         number_missing=float(
@@ -81,6 +82,25 @@ def signals(
         fused_agreement=1.0 / top.k_pos if top else 0.0,
         claims=float(len(claims) if units is None else units),
     )
+
+
+def rare_coverage(question: str, shown: Sequence[str], recalled: Sequence[str]) -> float:
+    """Share of the question's content words that the claims `shown` hold, each word weighted
+    by how rare it is among the `recalled` candidates' texts: log((n + 1) / (df + 0.5)) over
+    n candidates, df of them holding the word. The words every candidate holds name the
+    topic that retrieval already matched ("Mozilla", "Typer"); the rare ones are what the
+    question asks about ("student discount", "on Windows"), and an answer without them is
+    about the topic but not the question. With no candidate every word weighs the same (the
+    plain share); 1.0 when the question has no content word (nothing to look for)."""
+    asked = set(content_words(question))
+    if not asked:
+        return 1.0
+    held = set(content_words(" ".join(shown)))
+    docs = [set(content_words(t)) for t in recalled]
+    n = len(docs)
+    weight = {w: math.log((n + 1) / (sum(w in d for d in docs) + 0.5)) for w in asked}
+    total = sum(weight.values())
+    return sum(weight[w] for w in asked & held) / total if total > 0 else 1.0
 
 
 def verdict(

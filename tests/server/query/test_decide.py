@@ -16,6 +16,7 @@ from server.query.decide import (
     RefusalModel,
     absent_share,
     load_refusal_model,
+    rare_coverage,
     signals,
     verdict,
     wants_number,
@@ -74,6 +75,27 @@ def test_a_number_is_missing_unless_a_claim_gives_one_in_digits_or_exact_words()
     assert _missing(appeal, "You may appeal up to six months after we notify you.") == 0.0
     assert _missing(appeal, "You may appeal within two business days.") == 0.0
     assert _missing(appeal, "You may appeal the decision in writing.") == 1.0
+
+
+def test_answer_coverage_weighs_each_question_word_by_its_rarity_among_the_candidates() -> None:
+    # Mozilla's "Does Mozilla offer a student discount on Mozilla VPN?" (unanswerable): the
+    # answer holds the topic words every candidate holds, not the ones the question asks about
+    question = "Does Mozilla offer a student discount on VPN?"
+    recalled = ["Mozilla VPN plans", "Mozilla offers VPN", "Mozilla VPN refunds", "discount"]
+    shown = ["Mozilla only offers VPN as a paid subscription."]
+    # words mozilla, offer, student, discount, vpn; n = 4 candidates:
+    # mozilla, vpn in 3 -> log(5/3.5); offer in 1 ("offers" stems to "offer") -> log(5/1.5);
+    # student in 0 -> log(5/0.5); discount in 1 -> log(5/1.5)
+    common, once, never = math.log(5 / 3.5), math.log(5 / 1.5), math.log(5 / 0.5)
+    held = 2 * common + once  # mozilla, vpn, offer ("offers")
+    expected = held / (2 * common + 2 * once + never)
+    assert rare_coverage(question, shown, recalled) == pytest.approx(expected)
+    assert expected < 0.4 < 3 / 5  # the plain share of words held would be 3 of 5
+    # with no candidate every word weighs the same: the plain share
+    assert rare_coverage(question, shown, []) == pytest.approx(3 / 5)
+    asked = "student discount"
+    assert rare_coverage(asked, ["A student discount of 20%."], recalled) == 1.0
+    assert rare_coverage("What is it?", [], recalled) == 1.0  # no content word to look for
 
 
 def test_p_answer_is_the_sigmoid_of_the_standardised_sum() -> None:
