@@ -4,7 +4,8 @@ Normalised text: UTF-8 decoded (a leading BOM dropped), Unicode NFC, `\\r\\n` an
 turned into `\\n`, nothing else. Markdown and plain text keep their own text, markup and
 front matter included, so a citation is found character for character in the file a user
 opens. HTML and PDF keep their extracted text: HTML headings become `#` lines so sections
-survive; PDF pages are separated by a blank line and their start offsets are recorded.
+survive; PDF pages are separated by a blank line (a line break where a sentence runs on
+to the next page) and their start offsets are recorded (`join_pages`).
 """
 
 from __future__ import annotations
@@ -166,14 +167,53 @@ def pdf_text(data: bytes) -> tuple[str, list[int]]:
         pages = [page.extract_text() or "" for page in reader.pages]
     except Exception as exc:  # pypdf raises many types (TypeError, LimitReachedError, ...)
         raise LoadError(f"not a readable PDF: {_reason(exc)}; re-export it or remove it") from exc
-    starts, parts, pos = [], [], 0
-    for text in pages:
-        starts.append(pos)
-        cleaned = normalise(text).strip("\n") + "\n\n"
-        parts.append(cleaned)
-        pos += len(cleaned)
-    if not "".join(parts).strip():
+    text, starts = join_pages([normalise(page) for page in pages])
+    if not text.strip():
         raise LoadError("PDF has no extractable text (scanned images need OCR first)")
+    return text, starts
+
+
+# A line that holds only a list marker: an extraction artifact, a bullet without its item
+# (Mozilla's PDFs end pages with runs of "• " lines).
+_EMPTY_BULLET = re.compile(r"^[ \t]*[•·▪◦‣∙][ \t]*(?:\n|$)", re.MULTILINE)
+# The last line of a page that stops inside a sentence: a full line of prose ending in a
+# lower-case word or a comma ("... you can learn more"), not a heading, a page number or a
+# finished sentence.
+_UNFINISHED = re.compile(r"^.{30,}[a-z,\-–]$")
+# The end of the first sentence on a page that carries one on from the page before.
+_SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*(?=\s|$)")
+# How far into a page the end of a carried-over sentence is looked for, in characters.
+_CARRY_CHARS = 600
+
+
+def join_pages(pages: list[str]) -> tuple[str, list[int]]:
+    """One text of a PDF's pages, and where each page's own text starts. Pages are separated
+    by a blank line, except where a page ends in the middle of a sentence: then by a line
+    break, so the sentence stays one paragraph, and that page's start moves past the end of
+    the sentence it carries on (within `_CARRY_CHARS`), so its section holds only sentences
+    that begin on it. Lines that hold only a bullet are dropped."""
+    parts: list[str] = []
+    carried: list[int] = []  # per page: characters of the sentence carried over (0: none)
+    for page in pages:
+        cleaned = _EMPTY_BULLET.sub("", page).strip("\n")
+        last = next((p for p in reversed(parts) if p.strip()), "")
+        tail = last.rstrip().rsplit("\n", 1)[-1]
+        carries = bool(cleaned.strip() and _UNFINISHED.match(tail))
+        if carries:
+            previous = max(i for i, p in enumerate(parts) if p.strip())
+            parts[previous] = parts[previous].rstrip("\n") + "\n"
+        end = _SENTENCE_END.search(cleaned, 0, _CARRY_CHARS) if carries else None
+        skip = 0
+        if end is not None:
+            skip = end.end()
+            while skip < len(cleaned) and cleaned[skip].isspace():
+                skip += 1
+        carried.append(skip)
+        parts.append(cleaned + "\n\n")
+    starts, pos = [], 0
+    for part, skip in zip(parts, carried, strict=True):
+        starts.append(pos + skip)
+        pos += len(part)
     return "".join(parts), starts
 
 

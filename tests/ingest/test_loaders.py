@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ingest.loaders import MAX_TITLE_CHARS, SUPPORTED, LoadError, build_doc, load_file
+from ingest.loaders import (
+    MAX_TITLE_CHARS,
+    SUPPORTED,
+    LoadError,
+    build_doc,
+    join_pages,
+    load_file,
+)
 from tests.files import minimal_pdf
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -19,6 +26,35 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 def test_the_test_pdf_is_readable() -> None:
     doc, pages = build_doc("keys.pdf", minimal_pdf(), mtime=T0)
     assert "signing keys" in doc.text and pages == [0] and doc.media_type == "pdf"
+
+
+def test_pages_join_with_a_blank_line_unless_a_sentence_runs_on() -> None:
+    first = "We use your data to keep the service running and to update your"
+    second = "account list. We delete it after a year.\n• \n• "
+    third = "Payments are monthly.\n3"
+    fourth = "Refunds are made within 30 days."
+    text, starts = join_pages([first, second, third, fourth])
+    # page 1 stops mid-sentence: a line break joins it to page 2, whose own text starts
+    # after "account list. "; page 2 ends a sentence, page 3 ends in a page number
+    assert text == (
+        first + "\naccount list. We delete it after a year.\n\n"
+        "Payments are monthly.\n3\n\n" + fourth + "\n\n"
+    )
+    assert starts[0] == 0
+    assert text[starts[1] :].startswith("We delete it after a year.")
+    assert text[starts[2] :].startswith("Payments are monthly.")
+    assert text[starts[3] :].startswith("Refunds are made")
+    # the carried sentence is one paragraph, in page 1's section
+    assert "to update your\naccount list." in text[: starts[1]]
+
+
+def test_a_heading_or_a_short_line_at_a_page_end_carries_nothing_over() -> None:
+    text, starts = join_pages(["Your Payment", "Payment. We bill monthly."])
+    assert text == "Your Payment\n\nPayment. We bill monthly.\n\n" and starts == [0, 14]
+    # a page that is the rest of one sentence with no end in sight keeps its start
+    long_first = "A sentence that goes on for quite a while and then stops at a page"
+    text, starts = join_pages([long_first, "break without any end mark"])
+    assert starts == [0, len(long_first) + 1]
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
