@@ -1,7 +1,7 @@
 """What an honest "I don't know" says about the source that would answer (SPEC 5.3, seed 000).
 
-Built from the question's key terms, the kind of statement it asks for (a definition, a
-figure, a procedure, a reason, a fact) and the sections that came closest.
+Built from what the question asks about, in its own words, the kind of statement it asks for
+(a definition, a figure, a procedure, a reason, a fact) and the sections that came closest.
 """
 
 from __future__ import annotations
@@ -38,6 +38,32 @@ _KINDS = (
 )
 
 
+# The words that make a sentence a question: a wh-word with its auxiliaries ("What's the",
+# "How do I", "How many"), or an auxiliary that opens a yes/no question ("Does", "Can I").
+_OPENING = re.compile(
+    r"^\s*(?:(?:what|which|who|whom|whose|where|when|why|how)(?:['’]s)?"
+    r"(?:\s+(?:is|are|was|were|does|do|did|can|could|should|would|will|much|many|long|often))*"
+    r"|(?:can|could|does|do|did|is|are|was|were|will|would|should|may|must)\b)"
+    r"(?:\s+(?:i|we|you|one|the|a|an))?\b[\s,]*",
+    re.I,
+)
+_PHRASE_CHARS = 120  # the longest phrase quoted back, in characters (our choice)
+
+
+def asked_phrase(question: str) -> str:
+    """What the question asks about, in its own words and quoted: the question less the
+    words that make it one ("What's the maximum number of background tasks I can attach to a
+    single request?" -> “maximum number of background tasks I can attach to a single
+    request”), cut at a word past `_PHRASE_CHARS`. Read back to the user, it names the topic
+    as asked; the stemmed key terms (`query_terms`) read as a bag ("what' maximum number
+    background task")."""
+    whole = " ".join(question.split()).rstrip(" ?!.")
+    core = _OPENING.sub("", whole, count=1) or whole
+    if len(core) > _PHRASE_CHARS:
+        core = core[:_PHRASE_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"“{core}”" if core else "this question"
+
+
 def source_kind(question: str, topic: str) -> str:
     """The kind of document that would answer `question` (first matching pattern wins)."""
     for pattern, kind in _KINDS:
@@ -49,13 +75,14 @@ def source_kind(question: str, topic: str) -> str:
 def missing_evidence(
     question: str, hits: Sequence[Hit], absent_names: Sequence[str] = ()
 ) -> MissingEvidence:
-    """Name the topic from the question's key terms and the nearest sections that fell short.
+    """Name the topic (the question's own phrase, `asked_phrase`) and the nearest sections
+    that fell short.
 
     `absent_names`: names the question uses that no readable passage mentions (the refusal
     rule `server.query.rerank.absent_names`); they lead the summary and are the topic.
     """
     terms = tuple(dict.fromkeys(content_words(question)))[:8]
-    topic = " ".join(terms) or "this question"
+    topic = asked_phrase(question)
     if absent_names:
         topic = " and ".join(absent_names)
     nearest = tuple(
@@ -66,7 +93,7 @@ def missing_evidence(
     lead = (
         f"No indexed passage you may read mentions {topic}."
         if absent_names
-        else f"No indexed passage supports an answer about: {topic}."
+        else f"No indexed passage supports an answer about {topic}."
     )
     summary = (
         f"{lead} What would answer it: "

@@ -12,7 +12,7 @@ from server.core.contracts import (
 )
 from server.query.integrity import repair
 from server.query.integrity.labels import GK_NOTE, label_claim
-from server.query.integrity.missing import missing_evidence, source_kind
+from server.query.integrity.missing import asked_phrase, missing_evidence, source_kind
 from server.query.integrity.numbers import normalise_numbers
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, WordOverlapScorer, claim, slot
 
@@ -130,6 +130,26 @@ def test_missing_evidence_names_the_kind_of_source() -> None:
     assert note.query_terms == ("rotate", "keys")
     assert note.suggested_sources[1] == "keys.md#keys/keys/gate (nearest match, not sufficient)"
     assert "citegate ingest" in note.summary
+
+
+def test_missing_evidence_quotes_what_was_asked_in_the_question_s_words() -> None:
+    # the stemmed key terms read as a bag ("what' maximum number background task ...")
+    asked = "What's the maximum number of background tasks I can attach to a single request?"
+    assert asked_phrase(asked) == (
+        "“maximum number of background tasks I can attach to a single request”"
+    )
+    assert asked_phrase("How do I change the width of the bar?") == "“change the width of the bar”"
+    assert asked_phrase("Does Mozilla offer a student discount?") == (
+        "“Mozilla offer a student discount”"
+    )
+    assert asked_phrase("How many devices can I use?") == "“devices can I use”"
+    assert asked_phrase("Keys and llamas") == "“Keys and llamas”"  # no question words
+    assert asked_phrase(" ? ") == "this question"
+    long = asked_phrase("What is " + "word " * 60)
+    assert long.endswith(" …”") and len(long) <= 120 + 4
+    note = missing_evidence("How do I rotate keys?", [HIT_B])
+    assert note.summary.startswith("No indexed passage supports an answer about “rotate keys”.")
+    assert "a how-to guide or tutorial that walks through “rotate keys”" in note.summary
 
 
 def test_number_normalisation_table() -> None:
