@@ -186,16 +186,41 @@ _SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*(?=\s|$)")
 _CARRY_CHARS = 600
 
 
+# A line of extracted PDF text that reads as a heading: short, no mark of a sentence or a
+# list at its end, not a list item ("Your Payment", "Effective March 24, 2026").
+_HEADING_LINE = re.compile(r"^(?![•·▪◦‣∙*-])[^\n]{1,60}(?<![.!?:;,])$")
+
+
+def _heading_breaks(page: str) -> str:
+    """A page's text with a blank line after each line that reads as a heading (`_HEADING_LINE`)
+    where it stands between the page's start, a finished line or another heading and a line
+    that opens with a capital: a PDF keeps no heading markup, and without the break the heading
+    lines run into the first sentence after them ("Terms of Service Effective March 24, 2026
+    Mozilla Corporation offers ...")."""
+    lines = page.split("\n")
+    out: list[str] = []
+    after_break = True  # the page's start, a blank line, a finished line or a heading
+    for line, nxt in zip(lines, [*lines[1:], ""], strict=True):
+        text, following = line.strip(), nxt.strip()
+        out.append(line)
+        heading = after_break and _HEADING_LINE.match(text) is not None and following[:1].isupper()
+        if heading:
+            out.append("")
+        after_break = heading or not text or text[-1] in ".!?:"
+    return "\n".join(out)
+
+
 def join_pages(pages: list[str]) -> tuple[str, list[int]]:
     """One text of a PDF's pages, and where each page's own text starts. Pages are separated
     by a blank line, except where a page ends in the middle of a sentence: then by a line
     break, so the sentence stays one paragraph, and that page's start moves past the end of
     the sentence it carries on (within `_CARRY_CHARS`), so its section holds only sentences
-    that begin on it. Lines that hold only a bullet are dropped."""
+    that begin on it. Lines that hold only a bullet are dropped; a line that reads as a
+    heading gets a blank line after it (`_heading_breaks`)."""
     parts: list[str] = []
     carried: list[int] = []  # per page: characters of the sentence carried over (0: none)
     for page in pages:
-        cleaned = _EMPTY_BULLET.sub("", page).strip("\n")
+        cleaned = _heading_breaks(_EMPTY_BULLET.sub("", page)).strip("\n")
         last = next((p for p in reversed(parts) if p.strip()), "")
         tail = last.rstrip().rsplit("\n", 1)[-1]
         carries = bool(cleaned.strip() and _UNFINISHED.match(tail))

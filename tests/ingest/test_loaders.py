@@ -57,6 +57,24 @@ def test_a_heading_or_a_short_line_at_a_page_end_carries_nothing_over() -> None:
     assert starts == [0, len(long_first) + 1]
 
 
+def test_a_pdf_line_that_reads_as_a_heading_gets_a_paragraph_break() -> None:
+    page = (
+        "Mozilla Subscription Services |\nTerms of Service\nEffective March 24, 2026\n"
+        "Mozilla offers various services to improve your privacy and\n"
+        "security online. Read these terms.\nYour Payment\nPayment. We bill\n"
+        "monthly and\nYearly plans exist.\n• First item\n• Second item"
+    )
+    text, _ = join_pages([page])
+    assert text == (
+        "Mozilla Subscription Services |\n\nTerms of Service\n\nEffective March 24, 2026\n\n"
+        "Mozilla offers various services to improve your privacy and\n"
+        "security online. Read these terms.\nYour Payment\n\nPayment. We bill\n"
+        # "monthly and" is short but follows an unfinished line: the paragraph goes on;
+        # list items are never headings
+        "monthly and\nYearly plans exist.\n• First item\n• Second item\n\n"
+    )
+
+
 def _mutate(data: bytes, rng: random.Random) -> bytes:
     out = bytearray(data)
     for _ in range(rng.randint(1, 4)):
