@@ -191,19 +191,32 @@ _CARRY_CHARS = 600
 _HEADING_LINE = re.compile(r"^(?![•·▪◦‣∙*-])[^\n]{1,60}(?<![.!?:;,])$")
 
 
+_HEADING_SHARE = 0.6  # a heading line is at most this share of the page's median line (ours)
+
+
 def _heading_breaks(page: str) -> str:
-    """A page's text with a blank line after each line that reads as a heading (`_HEADING_LINE`)
+    """A page's text with a blank line after each line that reads as a heading (`_HEADING_LINE`,
+    and at most `_HEADING_SHARE` of the page's median line)
     where it stands between the page's start, a finished line or another heading and a line
     that opens with a capital: a PDF keeps no heading markup, and without the break the heading
     lines run into the first sentence after them ("Terms of Service Effective March 24, 2026
     Mozilla Corporation offers ...")."""
     lines = page.split("\n")
+    widths = sorted(len(line.strip()) for line in lines if line.strip())
+    # a heading is also short beside the page's own lines: a full line of a narrow column
+    # is no heading, whatever it ends with
+    short = _HEADING_SHARE * widths[len(widths) // 2] if widths else 0.0
     out: list[str] = []
     after_break = True  # the page's start, a blank line, a finished line or a heading
     for line, nxt in zip(lines, [*lines[1:], ""], strict=True):
         text, following = line.strip(), nxt.strip()
         out.append(line)
-        heading = after_break and _HEADING_LINE.match(text) is not None and following[:1].isupper()
+        heading = (
+            after_break
+            and len(text) <= short
+            and _HEADING_LINE.match(text) is not None
+            and following[:1].isupper()
+        )
         if heading:
             out.append("")
         after_break = heading or not text or text[-1] in ".!?:"

@@ -58,21 +58,29 @@ def test_a_heading_or_a_short_line_at_a_page_end_carries_nothing_over() -> None:
 
 
 def test_a_pdf_line_that_reads_as_a_heading_gets_a_paragraph_break() -> None:
+    body = "Mozilla offers various services to improve your privacy and security\n" * 6
     page = (
         "Mozilla Subscription Services |\nTerms of Service\nEffective March 24, 2026\n"
-        "Mozilla offers various services to improve your privacy and\n"
-        "security online. Read these terms.\nYour Payment\nPayment. We bill\n"
-        "monthly and\nYearly plans exist.\n• First item\n• Second item"
+        + body
+        + "online for everyone who subscribes to them. Read these terms with care.\n"
+        "Your Payment\nPayment. We bill every subscription to the card you gave us, and\n"
+        "monthly and\nYearly plans exist for every one of the services named above.\n"
+        "• First item\n• Second item"
     )
     text, _ = join_pages([page])
     assert text == (
         "Mozilla Subscription Services |\n\nTerms of Service\n\nEffective March 24, 2026\n\n"
-        "Mozilla offers various services to improve your privacy and\n"
-        "security online. Read these terms.\nYour Payment\n\nPayment. We bill\n"
+        + body
+        + "online for everyone who subscribes to them. Read these terms with care.\n"
+        "Your Payment\n\nPayment. We bill every subscription to the card you gave us, and\n"
         # "monthly and" is short but follows an unfinished line: the paragraph goes on;
         # list items are never headings
-        "monthly and\nYearly plans exist.\n• First item\n• Second item\n\n"
+        "monthly and\nYearly plans exist for every one of the services named above.\n"
+        "• First item\n• Second item\n\n"
     )
+    # a narrow column: its full lines are no headings, even after a finished line
+    column = "The notice ends here.\nThe agreement with\nMozilla binds us all.\nAnd so on."
+    assert join_pages([column])[0] == column + "\n\n"
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
