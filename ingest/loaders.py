@@ -184,23 +184,19 @@ _UNFINISHED = re.compile(r"^.{30,}[a-z,\-–]$")
 _SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*(?=\s|$)")
 # How far into a page the end of a carried-over sentence is looked for, in characters.
 _CARRY_CHARS = 600
-
-
-# A line of extracted PDF text that reads as a heading: short, no mark of a sentence or a
-# list at its end, not a list item ("Your Payment", "Effective March 24, 2026").
+# A line of extracted PDF text that reads as a heading: at most 60 characters, no mark of a
+# sentence or a list at its end, not a list item ("Your Payment", "Effective March 24, 2026").
 _HEADING_LINE = re.compile(r"^(?![•·▪◦‣∙*-])[^\n]{1,60}(?<![.!?:;,])$")
-
-
 _HEADING_SHARE = 0.6  # a heading line is at most this share of the page's median line (ours)
 
 
 def _heading_breaks(page: str) -> str:
-    """A page's text with a blank line after each line that reads as a heading (`_HEADING_LINE`,
-    and at most `_HEADING_SHARE` of the page's median line)
-    where it stands between the page's start, a finished line or another heading and a line
-    that opens with a capital: a PDF keeps no heading markup, and without the break the heading
-    lines run into the first sentence after them ("Terms of Service Effective March 24, 2026
-    Mozilla Corporation offers ...")."""
+    """A page's text with a blank line after each line that reads as a heading
+    (`_HEADING_LINE`, and at most `_HEADING_SHARE` of the page's median line) where it stands
+    between the page's start, a finished line or another heading and a line that opens with
+    a capital: a PDF keeps no heading markup, and without the break the heading lines run
+    into the first sentence after them ("Terms of Service Effective March 24, 2026 Mozilla
+    Corporation offers ...")."""
     lines = page.split("\n")
     widths = sorted(len(line.strip()) for line in lines if line.strip())
     # a heading is also short beside the page's own lines: a full line of a narrow column
