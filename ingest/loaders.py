@@ -175,7 +175,8 @@ def pdf_text(data: bytes) -> tuple[str, list[int]]:
 
 # A line that holds only a list marker: an extraction artifact, a bullet without its item
 # (Mozilla's PDFs end pages with runs of "• " lines).
-_EMPTY_BULLET = re.compile(r"^[ \t]*[•·▪◦‣∙][ \t]*(?:\n|$)", re.MULTILINE)
+_BULLETS = "•·▪◦‣∙"
+_EMPTY_BULLET = re.compile(rf"^[ \t]*[{_BULLETS}][ \t]*(?:\n|$)", re.MULTILINE)
 # The last line of a page that stops inside a sentence: a full line of prose ending in a
 # lower-case word or a comma ("... you can learn more"), not a heading, a page number or a
 # finished sentence.
@@ -186,7 +187,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*(?=\s|$)")
 _CARRY_CHARS = 600
 # A line of extracted PDF text that reads as a heading: at most 60 characters, no mark of a
 # sentence or a list at its end, not a list item ("Your Payment", "Effective March 24, 2026").
-_HEADING_LINE = re.compile(r"^(?![•·▪◦‣∙*-])[^\n]{1,60}(?<![.!?:;,])$")
+_HEADING_LINE = re.compile(rf"^(?![{_BULLETS}*-])[^\n]{{1,60}}(?<![.!?:;,])$")
 _HEADING_SHARE = 0.6  # a heading line is at most this share of the page's median line (ours)
 
 
@@ -228,14 +229,13 @@ def join_pages(pages: list[str]) -> tuple[str, list[int]]:
     heading gets a blank line after it (`_heading_breaks`)."""
     parts: list[str] = []
     carried: list[int] = []  # per page: characters of the sentence carried over (0: none)
+    last: int | None = None  # the index of the last page with text
     for page in pages:
         cleaned = _heading_breaks(_EMPTY_BULLET.sub("", page)).strip("\n")
-        last = next((p for p in reversed(parts) if p.strip()), "")
-        tail = last.rstrip().rsplit("\n", 1)[-1]
+        tail = parts[last].rstrip().rsplit("\n", 1)[-1] if last is not None else ""
         carries = bool(cleaned.strip() and _UNFINISHED.match(tail))
-        if carries:
-            previous = max(i for i, p in enumerate(parts) if p.strip())
-            parts[previous] = parts[previous].rstrip("\n") + "\n"
+        if carries and last is not None:
+            parts[last] = parts[last].rstrip("\n") + "\n"
         end = _SENTENCE_END.search(cleaned, 0, _CARRY_CHARS) if carries else None
         skip = 0
         if end is not None:
@@ -243,6 +243,8 @@ def join_pages(pages: list[str]) -> tuple[str, list[int]]:
             while skip < len(cleaned) and cleaned[skip].isspace():
                 skip += 1
         carried.append(skip)
+        if cleaned.strip():
+            last = len(parts)
         parts.append(cleaned + "\n\n")
     starts, pos = [], 0
     for part, skip in zip(parts, carried, strict=True):
