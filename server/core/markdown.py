@@ -19,9 +19,11 @@ FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
 # Documentation-generator directives: an include (`{* ../docs_src/x.py hl[3] *}`), an API
-# reference (`::: fastapi.UploadFile`), an admonition or block marker (`!!! tip`, `/// note`).
-DIRECTIVE = re.compile(r"^[ \t]*(?:\{\*.*\*\}|:::[ \t]*\S|!!!|///|\?\?\?)")
+# reference (`::: fastapi.UploadFile`), an admonition or block marker (`!!! tip`, `/// note`),
+# a content tab's label (`=== "macOS and Linux"`, mkdocs-material; its content is indented).
+DIRECTIVE = re.compile(r"^[ \t]*(?:\{\*.*\*\}|:::[ \t]*\S|!!!|///|\?\?\?|===[+!]?[ \t]+\")")
 INCLUDE = re.compile(r"\{\*\s*([^\s*]+)")
+TAB_LABEL = re.compile(r'^[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
 ANCHOR = re.compile(r"\{[ \t]*#[\w-]+[ \t]*\}")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -179,6 +181,12 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
     if cur is not None:
         out.append(cur)
     return out
+
+
+def tab_label(line: str) -> str | None:
+    """The title of a content-tab label line (`=== "Zsh"` -> `Zsh`), else None."""
+    m = TAB_LABEL.match(line)
+    return m.group(1).strip() if m else None
 
 
 def include_target(line: str) -> str | None:

@@ -7,7 +7,12 @@ A unit is one exact span of a chunk that can stand on its own as an answer:
   not a unit at all);
 - a sentence that leads into a documentation-generator include (`{* docs_src/app.py *}`) whose
   file is not in the corpus: the sentence, with the include's target as a `reference`;
+- a content tab's label with the code right under it (`=== "Zsh"` over the zsh command,
+  mkdocs-material), shown as "Zsh:" and the code;
 - a list item on its own (code or a table with no sentence before it is no unit).
+
+A block indented under a tab or an admonition is shown one level out (dedented); its quote
+stays the exact span.
 
 A unit never crosses a fenced span (text that addresses the model, SPEC 7.3): spans passed
 as `exclude`, and the runs of `FENCE_FILLER` that `server.query.integrity.verify.fence`
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -229,8 +235,11 @@ def _unit(
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
         rest = HTML_COMMENT.sub("", rest)
-        rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln)).strip()
-        shown = f"{display(prose)}\n{rest}" if rest else display(prose)
+        rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln))
+        rest = textwrap.dedent(rest).strip()  # a block indented under a tab or admonition
+        label = markdown.tab_label(prose)
+        said = f"{label}:" if label is not None else display(prose)
+        shown = f"{said}\n{rest}" if rest else said
         if reference is not None and shown.endswith(":"):  # its content is the reference
             shown = shown[:-1].rstrip() + "."
     return Unit(
@@ -299,8 +308,9 @@ def units(
         while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
             j += 1
         nxt = blocks[j] if j < len(blocks) else None
-        if block.kind == "paragraph":
-            made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
+        leading = _LEADERS.get(block.kind)
+        if leading is not None:
+            made, took = leading(text, base, block, nxt, max_chars, cuts)
             found += made
             if took:
                 led.update(range(i + 1, j + 1))
@@ -370,6 +380,28 @@ def _paragraph(
     elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
         out.append(_unit(text, base, lo, hi, "sentence"))
     return out, False
+
+
+def _tab(
+    text: str,
+    base: int,
+    block: markdown.Block,
+    nxt: markdown.Block | None,
+    max_chars: int,
+    cuts: Sequence[int] = (),
+) -> tuple[list[Unit], bool]:
+    """A content tab's label with the code right under it (`=== "Zsh"` over the zsh
+    command, mkdocs-material): one unit, the label leading the code in, shown as "Zsh:"."""
+    if nxt is None or nxt.kind != "code":
+        return [], False
+    if markdown.tab_label(text[block.start : block.end]) is None:
+        return [], False
+    end = _fit(text, block.start, nxt, max_chars)
+    return [_unit(text, base, block.start, end, "lead_in", prose_end=block.end)], True
+
+
+# The blocks that may lead into the block after them, and how they read.
+_LEADERS = {"paragraph": _paragraph, "directive": _tab}
 
 
 def _with_what_they_introduce(

@@ -6,9 +6,11 @@ source's `<script>` or `<img onerror>` reaches the page as escaped text, never a
 Images are disabled too: the page works offline and a source must not make it fetch a URL.
 Noise lines of documentation generators go (the rules are `server.core.markdown`'s): heading
 anchors `{ #x }`, `::: module.Name` blocks with their indented options, admonition and block
-markers (`!!! tip`, `/// note`); an include `{* path hl[3] *}` becomes a small "code: path"
-reference. The exact span is wrapped in `<mark>` elements (one per text run, so the HTML
-stays well formed when the span crosses blocks); the first has `id="highlight"`.
+markers (`!!! tip`, `/// note`) and content-tab labels (`=== "Windows"`; the indented body
+of an admonition or a tab is kept, one level out); an include `{* path hl[3] *}` becomes a
+small "code: path" reference. The exact span is wrapped in `<mark>` elements (one per text
+run, so the HTML stays well formed when the span crosses blocks); the first has
+`id="highlight"`.
 
 The answer text is rendered by the page, not here: it already arrives in the `/v1/ask`
 response, so a small client-side renderer that escapes everything first and then emits only
@@ -101,7 +103,7 @@ def _line_kind(line: str) -> str:
         return "include"
     if bare.startswith(":::"):
         return "api"
-    return "admonition" if bare[:3] in ("!!!", "???") else "block"
+    return "admonition" if bare[:3] in ("!!!", "???", "===") else "block"
 
 
 class _Builder:

@@ -53,6 +53,14 @@ def test_blocks_keep_a_list_with_its_items_and_a_fence_whole() -> None:
     assert markdown.include_target(text[77:107]) == "../docs_src/app.py"
 
 
+def test_a_content_tab_label_is_a_directive_not_prose() -> None:
+    # mkdocs-material content tabs: the label line is markup, its body is indented under it
+    text = '=== "macOS and Linux"\n\n    ```\n    curl x | sh\n    ```\n===! "Windows"\n'
+    got = [(b.kind, b.start, b.end) for b in markdown.blocks(text)]
+    assert got == [("directive", 0, 21), ("code", 23, 54), ("directive", 55, 69)]
+    assert markdown.blocks("=== not a tab label\n")[0].kind == "paragraph"
+
+
 def test_slugify() -> None:
     assert markdown.slugify("Use CORSMiddleware!") == "use-corsmiddleware"
     assert markdown.slugify("???") == "section"

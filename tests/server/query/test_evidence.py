@@ -217,6 +217,34 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
     assert after.quote == "Copy the output to the variable `SECRET_KEY`."
 
 
+def test_a_content_tab_label_leads_its_code_and_indented_code_is_shown_dedented() -> None:
+    """mkdocs-material content tabs (uv's docs): the command for each shell sits under a
+    label line with nothing else in its tab. The label was prose leading a claim with its
+    markup ('=== "Zsh"'); as markup alone the command was no unit at all."""
+    text = (
+        '=== "Zsh"\n'  # 0..9
+        "\n"
+        "    ```bash\n"  # 11..22
+        "    echo 'eval x' >> ~/.zshrc\n"  # 23..52
+        "    ```\n"  # 53..60 (the fence ends at 60)
+        "\n"
+        '=== "Fish"\n'  # 62..72
+        "\n"
+        "    Add this line to your config:\n"  # 74..107
+        "\n"
+        "    ```bash\n"  # 109..120
+        "    echo 'y' > f.fish\n"  # 121..142
+        "    ```\n"  # 143..150
+    )
+    zsh, fish = units(_whole(text))
+    assert (zsh.kind, zsh.start, zsh.end) == ("lead_in", 0, 60)
+    assert zsh.display == "Zsh:\n```bash\necho 'eval x' >> ~/.zshrc\n```"
+    assert (fish.kind, fish.start, fish.end) == ("lead_in", 78, 150)
+    assert fish.display == "Add this line to your config:\n```bash\necho 'y' > f.fish\n```"
+    for u in (zsh, fish):
+        assert text[u.start : u.end] == u.quote
+
+
 def test_a_lead_in_takes_its_list_past_a_comment() -> None:
     # github-general-privacy-statement.md: a linter switch between the lead-in and its list
     # cost the sentence its list, and the lead-in (ending in ":") was no unit at all

@@ -68,6 +68,11 @@ def test_admonition_bodies_come_out_one_level_and_block_markers_go() -> None:
     assert clean(text).text == "Be **brief**.\n\nPlain.\n"
 
 
+def test_a_content_tab_label_goes_and_its_indented_body_comes_out_one_level() -> None:
+    text = '=== "Windows"\n\n    Use `irm`:\n\n    ```\n    irm x | iex\n    ```\n'
+    assert clean(text).text == "\nUse `irm`:\n\n```\nirm x | iex\n```\n"
+
+
 def test_raw_html_in_a_source_is_escaped_text() -> None:
     doc = '# S\n\nBad <script>alert(1)</script> and <img src=x onerror="alert(2)"> here.\n'
     r = render_section(doc, *_span(doc, "here."))
