@@ -124,9 +124,13 @@ TYPES: tuple[AnswerType, ...] = (
             r"\bhow long (?:do|does|did|will|would|can|could|should|must|may|has|have|had|"
             r"until|before|after|to)\b"
             r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
-            # "what keep-alive timeout ...", "which expiry ...": a named span of time
-            r"|\b(?:what|which)\s+(?:[\w-]+\s+){0,3}?(?:timeouts?|time-?outs?|expiry|expiration|"
-            r"ttl|lifetime|retention\s+period|grace\s+period|interval)\b",
+            # "what keep-alive timeout ...", "which expiry ...", "what is the default network
+            # timeout ...", "what is the maximum duration ...": a named span of time
+            r"|\b(?:what|which)\s+(?:(?:is|are|was|were)\s+(?:the\s+)?)?(?:[\w-]+\s+){0,3}?"
+            r"(?:timeouts?|time-?outs?|expiry|expiration|ttl|lifetime|retention\s+period|"
+            r"grace\s+period|interval|duration)\b"
+            # the unit asked for: "What is the timeout, in seconds, ...?"
+            r"|,\s*in\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b",
             _I,
         ),
         re.compile(
@@ -215,7 +219,13 @@ TYPES: tuple[AnswerType, ...] = (
         "version",
         # "Since which FastAPI release ...?", "which version do I need?"; release notes are
         # what they name, not a version
-        re.compile(r"\b(?:which|what) (?:[\w.-]+ ){0,2}?(?:version|release)s?\b(?! notes?\b)", _I),
+        # ("What is the exact minimum Rust version ...?"; not "what is the release process")
+        re.compile(
+            r"\b(?:which|what) (?:[\w.-]+ ){0,2}?(?:version|release)s?\b(?! notes?\b)"
+            r"|\b(?:which|what) (?:is|are|was|were) the (?:[\w.-]+ ){0,3}?versions?\b"
+            r"(?! (?:notes?|polic(?:y|ies)|cycles?|process(?:es)?|schemes?|control|history)\b)",
+            _I,
+        ),
         # a version number as written: "0.67.0", "v2.1", "Python 3.10"
         re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b"),
         headed=True,
@@ -299,17 +309,33 @@ def counted(question: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+# Words from a number to the thing it counts: "5 devices", "up to 10,000 private members",
+# "one free Account". Our choice, a rule: a number farther off counts something else ("at
+# once, while both accept a `--package` argument ... a workspace member").
+COUNT_REACH = 4
+
+
 def states_count(phrase: Sequence[str], text: str) -> bool:
-    """Whether `text` (one claim) holds a number and a word of the counted phrase, singular
-    or plural, qualifiers aside ("one free Account" for "how many free accounts"; "time" is
-    also stated by "once", "twice"). The phrase may run into the question's verb ("how many
-    people live ..."): any of its words counts."""
+    """Whether `text` (one claim) holds a number with a word of the counted phrase at most
+    `COUNT_REACH` words after it, singular or plural, qualifiers aside ("one free Account"
+    for "how many free accounts"), or two words before a written number ("members: 50");
+    "time" is also stated by "once", "twice". The phrase may run into the question's verb
+    ("how many people live ..."): any of its words counts."""
     if not _COUNT.search(text):
         return False
     if _singular(phrase[-1]) == "time":  # "a period of time" is no count of times
         return bool(_TIMES.search(text))
-    said = {_singular(w) for w in re.findall(r"[\w'’-]+", text)}
-    return bool(_counted_nouns(phrase) & said)
+    nouns = _counted_nouns(phrase)
+    words = list(re.finditer(r"[\w'’-]+", text))
+    at = [i for i, w in enumerate(words) if _singular(w.group()) in nouns]
+    for m in _COUNT.finditer(text):
+        n = sum(w.start() < m.start() for w in words)  # the number's first word
+        k = n + len(m.group().split())  # the first word after it
+        if any(0 <= i - k < COUNT_REACH for i in at) or (
+            m.group()[0].isdigit() and any(0 < n - i <= 2 for i in at)
+        ):
+            return True
+    return False
 
 
 def _counted_nouns(phrase: Sequence[str]) -> set[str]:

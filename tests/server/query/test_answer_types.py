@@ -59,6 +59,13 @@ from server.query.answer_types import (
         ("I use Codespaces. How do I opt out of the telemetry collected by default?", []),
         ("How do I declare form fields, and which version added it?", ["version"]),
         ("How do I read a header? What is its default value?", ["default value"]),
+        # the asked thing after "what is the" and up to three words that qualify it
+        ("What is the default network timeout uv uses?", ["duration", "default value"]),
+        ("What is the maximum duration of a cooldown?", ["duration"]),
+        ("What is the lock wait, in seconds?", ["duration"]),  # the unit asked for
+        ("What is the exact minimum Rust version required?", ["version"]),
+        ("What is the minimum Linux kernel version it needs?", ["version"]),
+        ("What is the versioning scheme?", []),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -181,6 +188,18 @@ def test_a_count_is_stated_by_a_number_with_the_counted_noun_in_one_claim() -> N
     ]
     # answered by a list, not a number: never checked
     assert unstated("How many ways can I sign in?", ["Use SSH or HTTPS."]) == []
+
+
+def test_a_count_is_a_number_near_the_counted_noun() -> None:
+    q = "What is the maximum number of member packages a workspace can contain?"
+    # numbers and the noun in one claim, but the numbers count something else
+    far = "It runs at once, while both commands accept a flag to pick a workspace member."
+    assert unstated(q, [far]) == ["number of member packages"]
+    assert unstated(q, ["A workspace holds up to 50 member packages."]) == []  # 3 words on
+    assert unstated(q, ["Limits: members: 50."]) == []  # a written number after the noun
+    assert unstated(q, ["The members of one workspace share a lockfile."]) == [
+        "number of member packages"
+    ]  # "one" counts the workspaces, after the noun
 
 
 @pytest.mark.parametrize(
