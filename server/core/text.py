@@ -105,16 +105,22 @@ def named_terms(question: str) -> tuple[str, ...]:
     contractions ("I'll"), "I" and other stopwords, words that start lowercase ("iPSC"),
     words with a digit (gene and version symbols such as "A2", "OAuth2": too often spelt
     differently in the evidence) and abbreviations the question defines itself ("blood
-    pressure (DBP)") and likenesses ("a Next.js-style app", "an OpenAI-compatible
-    endpoint": the question asks about the app, and the name only says what it is like).
+    pressure (DBP)"), likenesses ("a Next.js-style app", "an OpenAI-compatible
+    endpoint": the question asks about the app, and the name only says what it is like) and
+    a version's codename after its number ("macOS 12 Monterey": documents name the number).
     Lowercase questions name nothing, so the refusal rule built on this (`missing_names`)
     never fires on them.
     """
     names: list[str] = []
     run: list[str] = []
     opener = True
+    codename = False  # in a version's codename ("Jammy Jellyfish" after "Ubuntu 22.04")
     for m in _TOKEN.finditer(question):
         raw = m.group()
+        follows = codename and question[m.start() - 1 : m.start()] == " "
+        codename = raw[0].isupper() and (
+            follows or _CODENAME.search(question[: m.start()]) is not None
+        )
         bare = raw.rstrip(".'’-")
         word = _POSSESSIVE.sub("", bare)
         starts_sentence = opener
@@ -128,6 +134,7 @@ def named_terms(question: str) -> tuple[str, ...]:
             or "’" in word
             or word.lower() in STOP
             or _LIKENESS.search(word) is not None
+            or codename
         )
         if named:
             run.append(word)
@@ -141,6 +148,9 @@ def named_terms(question: str) -> tuple[str, ...]:
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+# A version number; a capitalised word right after "<word> <version>" is that version's
+# codename ("macOS 12 Monterey", "Debian 12 Bookworm"), which a corpus names by its number.
+_CODENAME = re.compile(r"[A-Za-z][\w.+-]* v?\d+(?:\.\d+)* $")
 # A name made into a likeness: "Next.js-style", "OpenAI-compatible", "Flask-like".
 _LIKENESS = re.compile(r"-(?:style|like|compatible|inspired|esque|flavou?red)$", re.I)
 _DEFINING_WORDS = 5  # words before "(ABBR)" whose initials may spell it (our choice)

@@ -45,6 +45,10 @@ from server.core.text import (
         ("Will FastAPI render my Next.js-style app?", ("FastAPI",)),
         ("Does it offer an OpenAI-compatible endpoint?", ()),
         ("Is HIV-positive status protected?", ("HIV-positive",)),
+        # a version's codename after its number: documents name the number (uv v07)
+        ("Can I run uv on macOS 12 Monterey?", ()),
+        ("Does it work on Debian 12 Bookworm?", ("Debian",)),
+        ("Does it support Ubuntu 22.04 Jammy Jellyfish?", ("Ubuntu",)),
     ],
 )
 def test_named_terms(question: str, names: tuple[str, ...]) -> None:
