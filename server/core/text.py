@@ -89,6 +89,8 @@ def display(text: str) -> str:
     text = HTML_COMMENT.sub(" ", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    # the other half of a strong span split between sentences ("... limited to $500.**")
+    text = re.sub(r"^\s*(?:\*\*|__)(?=\S)|(?<=\S)(?:\*\*|__)\s*$", "", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
     return " ".join(text.split())
 

@@ -157,6 +157,12 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
         "[**DMCA policy**](/dmca)."
     )
     assert display(text) == "*Published.* See the DMCA policy."
+    # a sentence cut out of a bold paragraph keeps one half of its markers (Mozilla z29)
+    assert display("Any liability is limited to $500.**") == "Any liability is limited to $500."
+    assert display("**To the extent permitted by law, you agree.") == (
+        "To the extent permitted by law, you agree."
+    )
+    assert display("Use `a**b` for powers.") == "Use `a**b` for powers."
 
 
 def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:
