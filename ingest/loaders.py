@@ -28,6 +28,7 @@ from server.core.errors import InputError
 MEDIA = {
     ".md": "markdown",
     ".markdown": "markdown",
+    ".mdx": "markdown",  # Markdown with JSX (Docusaurus, Nextra): module lines and tags are markup
     ".txt": "text",
     ".html": "html",
     ".htm": "html",

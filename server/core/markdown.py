@@ -13,18 +13,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\})?[ \t]*#*[ \t]*$")
+# An explicit anchor after a heading's text: `{ #id }` (mkdocs attr_list) or `[#id]` (Nextra).
+HEADING = re.compile(
+    r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\}|\[#([\w-]+)\])?[ \t]*#*[ \t]*$"
+)
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
 # Documentation-generator directives: an include (`{* ../docs_src/x.py hl[3] *}`), an API
 # reference (`::: fastapi.UploadFile`), an admonition or block marker (`!!! tip`, `/// note`),
-# a content tab's label (`=== "macOS and Linux"`, mkdocs-material; its content is indented).
-DIRECTIVE = re.compile(r"^[ \t]*(?:\{\*.*\*\}|:::[ \t]*\S|!!!|///|\?\?\?|===[+!]?[ \t]+\")")
-INCLUDE = re.compile(r"\{\*\s*([^\s*]+)")
+# a content tab's label (`=== "macOS and Linux"`, mkdocs-material; its content is indented),
+# a snippet include (`--8<-- "docs/part.md"`, pymdownx.snippets), an MDX module line outside
+# code (`import Tabs from '@theme/Tabs';`, `export const meta = {...}`).
+DIRECTIVE = re.compile(
+    r"^[ \t]*(?:\{\*.*\*\}|:::[ \t]*\S|!!!|///|\?\?\?|===[+!]?[ \t]+\"|--8<--)"
+    r"|^import[ \t][^\n]*\sfrom[ \t]+['\"][^'\"\n]+['\"];?[ \t]*$"
+    r"|^export[ \t]+(?:const|let|default|function)\b"
+)
+INCLUDE = re.compile(r"\{\*\s*([^\s*]+)|^[ \t]*--8<--[ \t]+[\"']([^\"'\n]+)[\"']")
 TAB_LABEL = re.compile(r'^[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
-ANCHOR = re.compile(r"\{[ \t]*#[\w-]+[ \t]*\}")
+ANCHOR = re.compile(r"\{[ \t]*#[\w-]+[ \t]*\}|\[#[\w-]+\](?=[ \t]*#*[ \t]*$)")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 BlockKind = Literal["heading", "paragraph", "list", "code", "table", "directive", "html"]
@@ -100,7 +109,7 @@ def headings(text: str) -> list[Heading]:
     found = []
     for pos, line, code in lines(text, body_start(text)):
         if not code and (h := HEADING.match(line.rstrip("\n"))):
-            found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3)))
+            found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3) or h.group(4)))
     return found
 
 
@@ -121,6 +130,11 @@ def section_bounds(text: str, pos: int) -> tuple[int, int]:
     lo = max((s for s in starts if s <= pos), default=0)
     hi = min((s for s in starts if s > pos), default=len(text))
     return lo, hi
+
+
+# The start of an HTML or JSX tag whose attributes run on over the next lines (`<Video` then
+# `src="..."` and `/>`, MDX): those lines are the tag, not prose.
+_OPEN_TAG = re.compile(r"^[ \t]*<[A-Za-z][\w.:-]*(?:[ \t]+[^>]*)?$")
 
 
 def _kind(line: str) -> BlockKind:
@@ -156,9 +170,12 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
     """
     out: list[Block] = []
     cur: Block | None = Block("code", 0, 0) if in_code else None
+    in_tag = False  # inside a tag opened on an earlier line and not closed yet
     for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))
         kind: BlockKind = "code" if code else _kind(line)
+        if not code and line.strip() and (in_tag or _OPEN_TAG.match(line.rstrip("\n"))):
+            kind, in_tag = "html", ">" not in line
         if not code and not line.strip():
             if cur is not None and cur.kind != "list":
                 out.append(cur)
@@ -190,6 +207,6 @@ def tab_label(line: str) -> str | None:
 
 
 def include_target(line: str) -> str | None:
-    """The file a `{* path ... *}` include directive names, else None."""
+    """The file an include directive (`{* path ... *}`, `--8<-- "path"`) names, else None."""
     m = INCLUDE.search(line)
-    return m.group(1) if m else None
+    return (m.group(1) or m.group(2)) if m else None

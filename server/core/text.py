@@ -87,6 +87,10 @@ def display(text: str) -> str:
     Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted
     ..."); never used as a quote."""
     text = HTML_COMMENT.sub(" ", text)
+    # MDX: a string written as a JSX expression ("(2G, {'<='} 70Kbps)", "and{' '}") is its
+    # text, and inline `<code>x</code>` is code
+    text = re.sub(r"\{\s*(['\"])([^'\"{}]*)\1\s*\}", r"\2", text)
+    text = re.sub(r"<code>([^<`]*)</code>", r"`\1`", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     # the other half of a strong span split between sentences ("... limited to $500.**")

@@ -7,8 +7,8 @@ A unit is one exact span of a chunk that can stand on its own as an answer:
   not a unit at all);
 - a sentence that leads into a documentation-generator include (`{* docs_src/app.py *}`) whose
   file is not in the corpus: the sentence, with the include's target as a `reference`;
-- a content tab's label with the code right under it (`=== "Zsh"` over the zsh command,
-  mkdocs-material), shown as "Zsh:" and the code;
+- a content tab's label with the code, list or table right under it (`=== "Zsh"` over the
+  zsh command, mkdocs-material), shown as "Zsh:" and what it labels;
 - a list item on its own (code or a table with no sentence before it is no unit).
 
 A block indented under a tab or an admonition is shown one level out (dedented); its quote
@@ -179,6 +179,15 @@ def is_pointer(text: str) -> bool:
     )
 
 
+def _links_list(text: str) -> bool:
+    """The text holds a list and each of its items is a link: a table of contents ("To help
+    you get started, we'll cover a few important topics:" over links to four pages), which
+    sends the reader elsewhere however its lead-in reads."""
+    items = [markdown.LIST_ITEM.sub("", ln) for ln in text.splitlines()]
+    items = [i for i, ln in zip(items, text.splitlines(), strict=True) if i != ln]
+    return bool(items) and all(link_share(i) > _LINK_ONLY for i in items)
+
+
 def is_aside(text: str) -> bool:
     """The writer speaks of themself ("I tried ...", "my favorite stack"), outside code spans
     and quotations."""
@@ -235,7 +244,11 @@ def _unit(
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
         rest = HTML_COMMENT.sub("", rest)
-        rest = "\n".join(ln for ln in rest.split("\n") if not _TAG_LINE.fullmatch(ln))
+        rest = "".join(  # layout tags around the block go; a tag line inside code is code
+            ln
+            for _, ln, code in markdown.lines(rest)
+            if code or not _TAG_LINE.fullmatch(ln.rstrip("\n"))
+        )
         rest = textwrap.dedent(rest).strip()  # a block indented under a tab or admonition
         label = markdown.tab_label(prose)
         said = f"{label}:" if label is not None else display(prose)
@@ -249,7 +262,7 @@ def _unit(
         display=shown,
         kind=kind,
         reference=reference,
-        pointer=bool(prose) and is_pointer(prose),
+        pointer=bool(prose) and (is_pointer(prose) or _links_list(quote)),
         changelog=bool(prose) and is_changelog(prose),
         fragment=kind in ("sentence", "item") and len(_said(prose)) < _MIN_WORDS[kind],
         aside=bool(prose) and is_aside(prose),
@@ -257,12 +270,15 @@ def _unit(
 
 
 def _items(text: str, block: markdown.Block) -> Iterator[tuple[int, int]]:
-    """Top-level items of a list block, each with its indented continuation lines."""
-    starts = [
-        pos
+    """Top-level items of a list block (those indented least: a whole list may sit indented
+    under a tab or an admonition), each with its indented continuation lines."""
+    marked = [
+        (pos, len(line) - len(line.lstrip(" \t")))
         for pos, line, _ in markdown.lines(text[block.start : block.end])
-        if markdown.LIST_ITEM.match(line) and not line[:1].isspace()
+        if markdown.LIST_ITEM.match(line)
     ]
+    least = min((indent for _, indent in marked), default=0)
+    starts = [pos + least for pos, indent in marked if indent == least]  # from the marker
     starts = [block.start + s for s in starts] or [block.start]
     ends = [*starts[1:], block.end]
     for lo, stop in zip(starts, ends, strict=True):
@@ -390,9 +406,9 @@ def _tab(
     max_chars: int,
     cuts: Sequence[int] = (),
 ) -> tuple[list[Unit], bool]:
-    """A content tab's label with the code right under it (`=== "Zsh"` over the zsh
-    command, mkdocs-material): one unit, the label leading the code in, shown as "Zsh:"."""
-    if nxt is None or nxt.kind != "code":
+    """A content tab's label with the code, list or table right under it (`=== "Zsh"` over
+    the zsh command, mkdocs-material): one unit, the label leading it in, shown as "Zsh:"."""
+    if nxt is None or nxt.kind not in ("list", "code", "table"):
         return [], False
     if markdown.tab_label(text[block.start : block.end]) is None:
         return [], False

@@ -99,7 +99,7 @@ def _line_kind(line: str) -> str:
     if not DIRECTIVE.match(line):
         return ""
     bare = line.strip()
-    if bare.startswith("{*"):
+    if bare.startswith(("{*", "--8<--")):
         return "include"
     if bare.startswith(":::"):
         return "api"

@@ -18,6 +18,7 @@ from ingest.loaders import (
     join_pages,
     load_file,
 )
+from server.core import markdown
 from tests.files import minimal_pdf
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -200,6 +201,25 @@ def test_broken_front_matter_is_still_ignored() -> None:
     assert doc.title == "Real"
 
 
+def test_an_mdx_page_is_markdown_whose_module_lines_and_anchors_are_markup() -> None:
+    data = (
+        b"---\ntitle: Cache\n---\n\nimport Tabs from '@theme/Tabs';\n\n"
+        b"## Cache Provider [#cache-provider]\n\n<Callout>\n  Upgrade first.\n</Callout>\n"
+    )
+    doc, pages = build_doc("docs/cache.mdx", data, mtime=T0)
+    assert (doc.media_type, doc.title, pages) == ("markdown", "Cache", [])
+    body = doc.text[markdown.body_start(doc.text) :]
+    assert [b.kind for b in markdown.blocks(body)] == [
+        "directive",  # the import
+        "heading",
+        "html",
+        "paragraph",  # the callout's text
+        "html",
+    ]
+    (heading,) = markdown.headings(doc.text)
+    assert (heading.text, heading.anchor) == ("Cache Provider", "cache-provider")
+
+
 @pytest.mark.parametrize(
     ("name", "shown"),
     [("evil.exe", "'.exe'"), ("noext", "no extension"), (".md", "'.md'"), ("a.docx", "'.docx'")],
@@ -209,8 +229,8 @@ def test_unsupported_names_list_the_supported_types(name: str, shown: str) -> No
         build_doc(name, b"hello", mtime=T0)
     message = str(info.value)
     assert message.startswith("unsupported file type") and shown in message
-    assert "citegate reads .md, .markdown, .txt, .html, .htm, .pdf" in message
-    assert SUPPORTED == (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+    assert "citegate reads .md, .markdown, .mdx, .txt, .html, .htm, .pdf" in message
+    assert SUPPORTED == (".md", ".markdown", ".mdx", ".txt", ".html", ".htm", ".pdf")
 
 
 def test_unsupported_upload_in_a_temp_folder(tmp_path: Path) -> None:

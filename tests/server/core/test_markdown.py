@@ -61,6 +61,29 @@ def test_a_content_tab_label_is_a_directive_not_prose() -> None:
     assert markdown.blocks("=== not a tab label\n")[0].kind == "paragraph"
 
 
+def test_a_tag_whose_attributes_run_over_lines_is_one_html_block() -> None:
+    # MDX (SWR's docs): the caption of a <Video> was read as a sentence of prose
+    text = (
+        "Refetch on focus.\n"  # 0..17
+        "\n"
+        "  <Video\n"  # 19..27
+        '    src="x.mp4"\n'  # 28..43
+        '    caption="Video: two sessions."\n'  # 4 + 30 = 34: 44..78
+        "  />\n"  # 79..83
+        "<= 5 items is a comparison, not a tag.\n"  # 38: 84..122
+    )
+    got = [(b.kind, b.start, b.end) for b in markdown.blocks(text)]
+    assert got == [("paragraph", 0, 17), ("html", 19, 83), ("paragraph", 84, 122)]
+
+
+def test_a_snippet_include_is_a_directive_naming_its_file() -> None:
+    line = '--8<-- "docs/reference/.preview-features.md"'
+    assert [b.kind for b in markdown.blocks(line + "\n")] == ["directive"]
+    assert markdown.include_target(line) == "docs/reference/.preview-features.md"
+    assert markdown.include_target("{* ../docs_src/app.py hl[3] *}") == "../docs_src/app.py"
+    assert markdown.include_target('Write --8<-- "x" to include x.') is None  # prose about it
+
+
 def test_slugify() -> None:
     assert markdown.slugify("Use CORSMiddleware!") == "use-corsmiddleware"
     assert markdown.slugify("???") == "section"

@@ -163,6 +163,10 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
         "To the extent permitted by law, you agree."
     )
     assert display("Use `a**b` for powers.") == "Use `a**b` for powers."
+    # MDX: JSX string expressions and inline <code> (SWR's docs)
+    mdx = "On a slow network (2G, {'<='} 70Kbps), <code>errorRetryInterval</code> is 10s, and{' '}"
+    assert display(mdx) == "On a slow network (2G, <= 70Kbps), `errorRetryInterval` is 10s, and"
+    assert display("Pass {'a': 1} as options.") == "Pass {'a': 1} as options."  # an object
 
 
 def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:

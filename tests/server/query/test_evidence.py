@@ -138,6 +138,50 @@ def test_pointers_and_change_entries_are_told_by_general_features() -> None:
     assert not is_changelog("The default port is 8000.")
 
 
+def test_a_tab_label_leads_its_list_and_an_indented_list_splits_into_its_items() -> None:
+    """uv's storage reference: the cache folders of each platform are a list under a tab
+    label. Indented as a whole, the list had no item at the margin and was one item."""
+    text = (
+        '=== "Unix"\n'  # 0..10
+        "\n"
+        "    1. `$XDG_CACHE_HOME/uv`\n"  # 4 + 3 + 20 = 27: 12..39
+        "    1. `$HOME/.cache/uv`\n"  # 4 + 3 + 17 = 24: 40..64
+        "\n"
+        "!!! note\n"  # 66..74
+        "\n"
+        "    - First thing here.\n"  # 4 + 2 + 17 = 23: 76..99, the item from its marker at 80
+        "    - Second thing here.\n"  # 100..124, the item from 104
+    )
+    unix, first, second = units(_whole(text))
+    assert (unix.kind, unix.start, unix.end) == ("lead_in", 0, 64)
+    assert unix.display == "Unix:\n1. `$XDG_CACHE_HOME/uv`\n1. `$HOME/.cache/uv`"
+    assert [(u.kind, u.start, u.end, u.display) for u in (first, second)] == [
+        ("item", 80, 99, "First thing here."),
+        ("item", 104, 124, "Second thing here."),
+    ]
+
+
+def test_a_lead_in_over_a_list_of_links_is_a_table_of_contents() -> None:
+    """uv's docs: "To help you get started, we'll cover a few important topics:" over four
+    links led the answer to "How do I get more detailed logs ...?"."""
+    toc = (
+        "To help you get started, we'll cover a few important topics:\n"
+        "\n"
+        "- [Installing uv](./installation.md)\n"
+        "- [How to get help](./help.md)\n"
+    )
+    (unit,) = units(_whole(toc))
+    assert unit.kind == "lead_in" and unit.pointer
+    told = (
+        "uv reads these files:\n"
+        "\n"
+        "- [`uv.toml`](./config.md), in the project folder\n"  # says where: content
+        "- [Settings](./settings.md)\n"
+    )
+    (unit,) = units(_whole(told))
+    assert unit.kind == "lead_in" and not unit.pointer
+
+
 def test_a_credit_line_says_nothing() -> None:
     text = (
         "Add cron to run the tests once a week. PR [#11011](https://github.com/a/b/pull/11011)"
@@ -243,6 +287,27 @@ def test_a_content_tab_label_leads_its_code_and_indented_code_is_shown_dedented(
     assert fish.display == "Add this line to your config:\n```bash\necho 'y' > f.fish\n```"
     for u in (zsh, fish):
         assert text[u.start : u.end] == u.quote
+
+
+def test_a_tag_line_inside_the_code_a_lead_in_shows_is_code() -> None:
+    """SWR's docs: "`rel="preload"` is highly recommended:" over an html block whose one line
+    is a `<link>` tag was shown with an empty block."""
+    text = (
+        "For top level requests, `rel=preload` is recommended:\n"
+        "\n"
+        '<div class="x">\n'
+        "\n"
+        "```html\n"
+        '<link rel="preload" href="/api/data" as="fetch">\n'
+        "```\n"
+        "\n"
+        "</div>\n"
+    )
+    (lead,) = units(_whole(text))
+    assert lead.display == (
+        "For top level requests, `rel=preload` is recommended:\n"
+        '```html\n<link rel="preload" href="/api/data" as="fetch">\n```'
+    )
 
 
 def test_a_lead_in_takes_its_list_past_a_comment() -> None:

@@ -68,6 +68,12 @@ def test_admonition_bodies_come_out_one_level_and_block_markers_go() -> None:
     assert clean(text).text == "Be **brief**.\n\nPlain.\n"
 
 
+def test_a_snippet_include_becomes_a_code_reference() -> None:
+    snippet, braces = clean('A.\n\n--8<-- "CONTRIBUTING.md"\n'), clean("A.\n\n{* ../x.py *}\n")
+    assert snippet.text == braces.text  # a REF marker paragraph, as for `{* *}` includes
+    assert (snippet.includes, braces.includes) == (("CONTRIBUTING.md",), ("../x.py",))
+
+
 def test_a_content_tab_label_goes_and_its_indented_body_comes_out_one_level() -> None:
     text = '=== "Windows"\n\n    Use `irm`:\n\n    ```\n    irm x | iex\n    ```\n'
     assert clean(text).text == "\nUse `irm`:\n\n```\nirm x | iex\n```\n"
