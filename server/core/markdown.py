@@ -170,12 +170,14 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
     """
     out: list[Block] = []
     cur: Block | None = Block("code", 0, 0) if in_code else None
-    in_tag = False  # inside a tag opened on an earlier line and not closed yet
+    in_tag = False  # inside a tag opened on an earlier line and not closed (a blank line ends it)
     for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))
         kind: BlockKind = "code" if code else _kind(line)
         if not code and line.strip() and (in_tag or _OPEN_TAG.match(line.rstrip("\n"))):
             kind, in_tag = "html", ">" not in line
+        elif not line.strip():
+            in_tag = False
         if not code and not line.strip():
             if cur is not None and cur.kind != "list":
                 out.append(cur)

@@ -74,6 +74,9 @@ def test_a_tag_whose_attributes_run_over_lines_is_one_html_block() -> None:
     )
     got = [(b.kind, b.start, b.end) for b in markdown.blocks(text)]
     assert got == [("paragraph", 0, 17), ("html", 19, 83), ("paragraph", 84, 122)]
+    # a tag never closed ends at the blank line: the prose after it stays prose
+    unclosed = "<Video\n  src=x\n\nThe text after it.\n"
+    assert [b.kind for b in markdown.blocks(unclosed)] == ["html", "paragraph"]
 
 
 def test_a_snippet_include_is_a_directive_naming_its_file() -> None:
