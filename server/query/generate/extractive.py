@@ -504,8 +504,11 @@ def _gap(a: Picked, b: Picked) -> str:
 
 def _adjacent(a: Picked, b: Picked) -> bool:
     """`b` starts where `a` ends in the same chunk, with only whitespace, bare HTML tags or
-    comments, or a list marker between them."""
+    comments, or a list marker between them; a content tab (`=== "Windows"`) never continues
+    the one before it: tabs are alternatives ("macOS and Linux:" beside "Windows:")."""
     if a.hit.chunk.snippet_id != b.hit.chunk.snippet_id or b.sentence.start < a.sentence.end:
+        return False
+    if markdown.tab_label(b.sentence.quote.split("\n", 1)[0]) is not None:
         return False
     return bool(_BETWEEN.fullmatch(_gap(a, b)))
 

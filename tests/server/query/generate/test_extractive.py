@@ -279,6 +279,23 @@ def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
     assert len(join_adjacent([picks[0], other])) == 2
 
 
+def test_content_tabs_side_by_side_are_alternatives_never_one_citation() -> None:
+    """uv's install page: the "macOS and Linux" and "Windows" tabs were joined into one
+    citation, so a Windows question was led by the curl command."""
+    text = (
+        '=== "macOS and Linux"\n\n    ```console\n    $ curl -LsSf x | sh\n    ```\n\n'
+        '=== "Windows"\n\n    ```pwsh-session\n    PS> irm x | iex\n    ```\n'
+    )
+    hit = _tail_hit(text, 0, "install-1")
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
+    picks = select(features("How do I install it on Windows?", [hit], HashEmbedder(), 8), cfg, 4)
+    assert sorted(p.sentence.display.split("\n")[0] for p in picks) == [
+        "Windows:",
+        "macOS and Linux:",
+    ]
+    assert len(join_adjacent(picks)) == 2  # each tab keeps its own citation
+
+
 def test_joined_units_copied_into_another_document_are_one_copy_there() -> None:
     # tutorial/middleware.md copies two paragraphs of advanced/response-headers.md: the first
     # paragraph's copy ends at 1861, the second's starts at 1863. The joined citation lists
