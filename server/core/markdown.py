@@ -176,9 +176,8 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
         kind: BlockKind = "code" if code else _kind(line)
         if not code and line.strip() and (in_tag or _OPEN_TAG.match(line.rstrip("\n"))):
             kind, in_tag = "html", ">" not in line
-        elif not line.strip():
-            in_tag = False
         if not code and not line.strip():
+            in_tag = False
             if cur is not None and cur.kind != "list":
                 out.append(cur)
                 cur = None

@@ -124,8 +124,9 @@ def named_terms(question: str) -> tuple[str, ...]:
     for m in _TOKEN.finditer(question):
         raw = m.group()
         follows = codename and question[m.start() - 1 : m.start()] == " "
+        before = max(0, m.start() - _CODENAME_REACH)
         codename = raw[0].isupper() and (
-            follows or _CODENAME.search(question[: m.start()]) is not None
+            follows or _CODENAME.search(question, before, m.start()) is not None
         )
         bare = raw.rstrip(".'’-")
         word = _POSSESSIVE.sub("", bare)
@@ -157,6 +158,7 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 # A version number; a capitalised word right after "<word> <version>" is that version's
 # codename ("macOS 12 Monterey", "Debian 12 Bookworm"), which a corpus names by its number.
 _CODENAME = re.compile(r"[A-Za-z][\w.+-]* v?\d+(?:\.\d+)* $")
+_CODENAME_REACH = 80  # characters before a word where "<word> <version> " is looked for
 # A name made into a likeness: "Next.js-style", "OpenAI-compatible", "Flask-like".
 _LIKENESS = re.compile(r"-(?:style|like|compatible|inspired|esque|flavou?red)$", re.I)
 _DEFINING_WORDS = 5  # words before "(ABBR)" whose initials may spell it (our choice)

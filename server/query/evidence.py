@@ -183,8 +183,8 @@ def _links_list(text: str) -> bool:
     """The text holds a list and each of its items is a link: a table of contents ("To help
     you get started, we'll cover a few important topics:" over links to four pages), which
     sends the reader elsewhere however its lead-in reads."""
-    items = [markdown.LIST_ITEM.sub("", ln) for ln in text.splitlines()]
-    items = [i for i, ln in zip(items, text.splitlines(), strict=True) if i != ln]
+    lines = text.splitlines()
+    items = [markdown.LIST_ITEM.sub("", ln) for ln in lines if markdown.LIST_ITEM.match(ln)]
     return bool(items) and all(link_share(i) > _LINK_ONLY for i in items)
 
 
@@ -320,20 +320,22 @@ def units(
     log = in_change_log(chunk.section_id)
     led: set[int] = set()
     for i, block in enumerate(blocks):
+        if i in led:  # taken by the lead-in before it, with the wrapper tags around it
+            continue
+        if block.kind == "list":
+            found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
+            continue
         j = i + 1  # the block a paragraph leads into, past wrapper tags (`<div class="x">`)
         while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
             j += 1
         nxt = blocks[j] if j < len(blocks) else None
-        leading = _LEADERS.get(block.kind)
-        if leading is not None:
-            made, took = leading(text, base, block, nxt, max_chars, cuts)
-            found += made
-            if took:
-                led.update(range(i + 1, j + 1))
-        elif i in led:
-            continue
-        elif block.kind == "list":
-            found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
+        if block.kind == "paragraph":
+            made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
+        else:
+            made, took = _tab(text, base, block, nxt, max_chars)
+        found += made
+        if took:
+            led.update(range(i + 1, j + 1))
     if log:  # every unit of a change log is a change entry
         found = [replace(u, changelog=True) for u in found]
     if fenced:
@@ -399,25 +401,18 @@ def _paragraph(
 
 
 def _tab(
-    text: str,
-    base: int,
-    block: markdown.Block,
-    nxt: markdown.Block | None,
-    max_chars: int,
-    cuts: Sequence[int] = (),
+    text: str, base: int, block: markdown.Block, nxt: markdown.Block | None, max_chars: int
 ) -> tuple[list[Unit], bool]:
     """A content tab's label with the code, list or table right under it (`=== "Zsh"` over
-    the zsh command, mkdocs-material): one unit, the label leading it in, shown as "Zsh:"."""
-    if nxt is None or nxt.kind not in ("list", "code", "table"):
+    the zsh command, mkdocs-material): one unit, the label leading it in, shown as "Zsh:";
+    and whether it took the next block. Any other block (a heading, a table or code with no
+    lead-in) makes no unit."""
+    if block.kind != "directive" or nxt is None or nxt.kind not in ("list", "code", "table"):
         return [], False
     if markdown.tab_label(text[block.start : block.end]) is None:
         return [], False
     end = _fit(text, block.start, nxt, max_chars)
     return [_unit(text, base, block.start, end, "lead_in", prose_end=block.end)], True
-
-
-# The blocks that may lead into the block after them, and how they read.
-_LEADERS = {"paragraph": _paragraph, "directive": _tab}
 
 
 def _with_what_they_introduce(
