@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.gold import GoldItem, GoldRef, load_gold, resolve
-from ingest.loaders import front_matter, normalise
+from ingest.loaders import doc_text, front_matter
 from server.core import markdown
 from server.core.contracts import ClaimType
 from server.core.errors import InputError
@@ -72,7 +72,7 @@ def check_ref(item: GoldItem, ref: GoldRef, corpus: Path) -> list[str]:
         (span,) = resolve(item.model_copy(update={"gold": [ref]}), corpus)
     except InputError as exc:
         return [str(exc)]
-    text = normalise((corpus / ref.path).read_bytes().decode("utf-8-sig"))
+    text = doc_text(ref.path, (corpus / ref.path).read_bytes())[0]  # as ingest reads it
     marks = headings(text)
     if plain(ref.heading) not in {m.title for m in marks}:
         return [f"heading {ref.heading!r} is not a heading of {ref.path}"]

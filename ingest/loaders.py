@@ -3,9 +3,10 @@
 Normalised text: UTF-8 decoded (a leading BOM dropped), Unicode NFC, `\\r\\n` and `\\r`
 turned into `\\n`, nothing else. Markdown and plain text keep their own text, markup and
 front matter included, so a citation is found character for character in the file a user
-opens. HTML and PDF keep their extracted text: HTML headings become `#` lines so sections
-survive; PDF pages are separated by a blank line (a line break where a sentence runs on
-to the next page) and their start offsets are recorded (`join_pages`).
+opens. HTML, reStructuredText and PDF keep their extracted text: HTML headings become `#`
+lines so sections survive, reStructuredText is written out as Markdown (`ingest.rst`), PDF
+pages are separated by a blank line (a line break where a sentence runs on to the next page)
+and their start offsets are recorded (`join_pages`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ MEDIA = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".mdx": "markdown",  # Markdown with JSX (Docusaurus, Nextra): module lines and tags are markup
+    ".rst": "rst",  # reStructuredText (Sphinx): read as Markdown text (ingest.rst)
     ".txt": "text",
     ".html": "html",
     ".htm": "html",
@@ -65,8 +67,8 @@ def decode(data: bytes) -> str:
         raise LoadError("empty file: add its text or remove it")
     if b"\x00" in data[:8192]:
         raise LoadError(
-            "binary file (NUL bytes): not text, Markdown, HTML or PDF; export it as one of "
-            "those or remove it"
+            "binary file (NUL bytes): not text, Markdown, reStructuredText, HTML or PDF; export "
+            "it as one of those or remove it"
         )
     try:
         return data.decode("utf-8-sig")
@@ -152,6 +154,26 @@ def html_text(data: bytes) -> str:
     if not lines:
         raise LoadError("HTML page has no visible text")
     return "\n\n".join(lines) + "\n"
+
+
+def rst_text(data: bytes) -> str:
+    """The Markdown text of a reStructuredText file (`ingest.rst`)."""
+    from ingest.rst import to_markdown
+
+    source = normalise(decode(data))
+    try:
+        text = to_markdown(source)
+    except RecursionError as exc:  # docutils parses nested blocks recursively
+        raise LoadError(
+            "reStructuredText nests too deeply (lists or blocks inside each other): flatten it"
+        ) from exc
+    except Exception as exc:  # docutils raises its own and plain types on pathological input
+        raise LoadError(
+            f"not readable reStructuredText: {_reason(exc)}; fix the markup or remove the file"
+        ) from exc
+    if not text.strip():
+        raise LoadError("reStructuredText file has no text (only directives or comments)")
+    return normalise(text)
 
 
 def pdf_text(data: bytes) -> tuple[str, list[int]]:
@@ -344,6 +366,8 @@ def doc_text(rel_path: str, data: bytes) -> tuple[str, list[int]]:
     media = media_of(rel_path)
     if media == "pdf":
         return pdf_text(data)
+    if media == "rst":
+        return rst_text(data), []
     return normalise(html_text(data) if media == "html" else decode(data)), []
 
 

@@ -59,7 +59,7 @@ class SourceDoc(Frozen):
     tags: tuple[str, ...] = ()
     source_domain: str = ""
     updated_at: datetime
-    media_type: Literal["markdown", "text", "html", "pdf"]
+    media_type: Literal["markdown", "text", "html", "pdf", "rst"]
 
 
 class Chunk(Frozen):

@@ -27,19 +27,19 @@ def test_serve_caps_malloc_arenas_on_glibc_and_leaves_them_at_zero() -> None:
 
 
 def test_a_folder_with_no_file_citegate_reads_says_what_it_holds(tmp_path: Path) -> None:
-    """A folder of reStructuredText said "nothing could be ingested: fix the files listed
-    above" and listed nothing: the files were passed by before any was read."""
+    """A folder of AsciiDoc said "nothing could be ingested: fix the files listed above" and
+    listed nothing: the files were passed by before any was read."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "a.rst").write_text("Title\n=====\n\nKeys rotate every ninety days.\n")
-    (docs / "b.rst").write_text("Other\n=====\n")
+    (docs / "a.adoc").write_text("= Title\n\nKeys rotate every ninety days.\n")
+    (docs / "b.adoc").write_text("= Other\n")
     (docs / "logo.png").write_bytes(b"\x89PNG")
     env = {"CITEGATE_DATA_DIR": str(tmp_path / "data")}
     done = CliRunner().invoke(app, ["ingest", str(docs), "--json"], env=env)
     assert done.exit_code == 2
     error = json.loads(done.stdout)
     assert error["error"] == "bad_input"
-    assert "(it holds 2 .rst files, 1 .png file)" in error["message"]
+    assert "(it holds 2 .adoc files, 1 .png file)" in error["message"]
     assert "convert the documents" in error["message"] and ".md" in error["message"]
     for f in docs.iterdir():
         f.unlink()

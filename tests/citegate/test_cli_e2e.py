@@ -97,3 +97,36 @@ def test_empty_question_is_a_clear_error(ingested: Path) -> None:
     done = _citegate(ingested, "ask", "   ", "--json")
     assert done.returncode == 2
     assert json.loads(done.stdout)["error"] == "bad_input"
+
+
+def test_a_sphinx_folder_is_ingested_and_cited_in_its_markdown_text(tmp_path: Path) -> None:
+    """reStructuredText is cited in the Markdown text it is written out as (`ingest.rst`):
+    the span is exact in `doc_text`, and the answer cites the config key's own section."""
+    from ingest.loaders import doc_text
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = (
+        "Configuration\n=============\n\nFlask reads its settings from ``app.config``.\n\n"
+        ".. py:data:: PERMANENT_SESSION_LIFETIME\n\n"
+        "   A permanent session's cookie expires after this span of time.\n\n"
+        "   Default: ``timedelta(days=31)`` (``2678400`` seconds)\n\n"
+        ".. toctree::\n\n   quickstart\n"
+    )
+    (docs / "config.rst").write_text(page)
+    (docs / "logo.png").write_bytes(b"\x89PNG")
+    data_dir = tmp_path / "data"
+    done = _citegate(data_dir, "ingest", str(docs), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["documents"]["new"] == 1
+    done = _citegate(
+        data_dir, "ask", "How long does a permanent session last before it expires?", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["fallback"] is False and answer["citations"], answer
+    text = doc_text("config.rst", (docs / "config.rst").read_bytes())[0]
+    for cite in answer["citations"]:
+        assert text[cite["span"]["start"] : cite["span"]["end"]] == cite["quote"]
+    assert any("31" in c["quote"] for c in answer["citations"])
+    assert "py:data" not in answer["answer"] and "toctree" not in answer["answer"]

@@ -229,8 +229,8 @@ def test_unsupported_names_list_the_supported_types(name: str, shown: str) -> No
         build_doc(name, b"hello", mtime=T0)
     message = str(info.value)
     assert message.startswith("unsupported file type") and shown in message
-    assert "citegate reads .md, .markdown, .mdx, .txt, .html, .htm, .pdf" in message
-    assert SUPPORTED == (".md", ".markdown", ".mdx", ".txt", ".html", ".htm", ".pdf")
+    assert "citegate reads .md, .markdown, .mdx, .rst, .txt, .html, .htm, .pdf" in message
+    assert SUPPORTED == (".md", ".markdown", ".mdx", ".rst", ".txt", ".html", ".htm", ".pdf")
 
 
 def test_unsupported_upload_in_a_temp_folder(tmp_path: Path) -> None:
@@ -261,3 +261,25 @@ def test_errors_name_the_file_not_the_server_path(tmp_path: Path) -> None:
 def test_an_impossible_date_does_not_crash_the_loader() -> None:
     doc, _ = build_doc("a.md", b"---\nupdated_at: 2025-13-45\n---\n# Real\n\nBody.\n", mtime=T0)
     assert (doc.title, doc.updated_at) == ("Real", T0)  # the block is ignored, like bad YAML
+
+
+def test_an_rst_page_is_read_as_markdown_text_with_its_title() -> None:
+    data = b"Deploying\n=========\n\nUse :doc:`gunicorn`.\n\n.. note::\n   Not the dev server.\n"
+    doc, pages = build_doc("deploying/index.rst", data, mtime=T0)
+    assert (doc.media_type, doc.title, pages) == ("rst", "Deploying", [])
+    assert doc.text == "# Deploying\n\nUse gunicorn.\n\n/// note\n\nNot the dev server.\n\n///\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b".. toctree::\n   intro\n\n.. a comment\n", "has no text"),
+        (b"\x00\x01binary", "binary file"),
+        (b"Caf\xe9\n", "not UTF-8"),
+        # 200 lists each inside the last: docutils recurses once per level
+        (b"".join(b"  " * i + b"- item\n\n" for i in range(200)), "nests too deeply"),
+    ],
+)
+def test_an_rst_file_without_text_is_refused_with_its_reason(data: bytes, reason: str) -> None:
+    with pytest.raises(LoadError, match=reason):
+        build_doc("empty.rst", data, mtime=T0)

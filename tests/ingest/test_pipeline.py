@@ -534,12 +534,12 @@ def test_a_vector_is_never_reused_between_a_masked_and_a_raw_reading(tmp_path: P
 
 def test_files_of_other_types_beside_readable_ones_are_counted(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\n\nText.\n")
-    (tmp_path / "b.rst").write_text("B\n=\n")
+    (tmp_path / "b.adoc").write_text("= B\n")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "c.RST").write_text("C\n=\n")
+    (tmp_path / "sub" / "c.ADOC").write_text("= C\n")
     (tmp_path / "sub" / "Makefile").write_text("all:\n")
     extensions = load_settings().ingest.extensions
     found, other = survey([tmp_path], extensions)
-    assert [f.name for f, _ in found] == ["a.md"] and other == {".rst": 2, "(none)": 1}
-    alone = survey([tmp_path / "b.rst"], extensions)  # a file named alone is read
-    assert alone == ([(tmp_path / "b.rst", tmp_path)], {})
+    assert [f.name for f, _ in found] == ["a.md"] and other == {".adoc": 2, "(none)": 1}
+    alone = survey([tmp_path / "b.adoc"], extensions)  # a file named alone is read
+    assert alone == ([(tmp_path / "b.adoc", tmp_path)], {})
