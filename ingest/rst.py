@@ -282,8 +282,26 @@ def _role(
         title = title.removeprefix("/")
     if base in _CALLABLE_ROLES and not title.endswith(")"):
         title += "()"
+    if base in ("ref", "numref") and title == text.strip():  # a bare label: `_titled` names it
+        return [_Label(rawtext, title, label=title)], []
     node = nodes.literal(rawtext, title) if base in _CODE_ROLES else nodes.Text(title)
     return [node], []
+
+
+class _Label(nodes.inline):
+    """A `:ref:` to a label without a title of its own (`:ref:`security-cookie``)."""
+
+
+def _titled(document: nodes.document) -> None:
+    """Each bare label shown as Sphinx shows it: the title of the section it marks, when that
+    section is in this file; else its words ("address-already-in-use" -> "address already in
+    use"), since the other file's title is not known here."""
+    for ref in list(document.findall(_Label)):
+        label = str(ref["label"])
+        target = document.ids.get(document.nameids.get(nodes.fully_normalize_name(label)) or "")
+        title = target.next_node(nodes.title) if isinstance(target, nodes.section) else None
+        words = title.astext() if title is not None else re.sub(r"[-_]+", " ", label).strip()
+        ref.replace_self(nodes.Text(words or label))
 
 
 @cache
@@ -308,7 +326,9 @@ def parse(text: str) -> nodes.document:
 
 def to_markdown(text: str) -> str:
     """The Markdown text of a reStructuredText text (see the module docstring)."""
-    out = _blocks(parse(text).children, depth=0)
+    document = parse(text)
+    _titled(document)
+    out = _blocks(document.children, depth=0)
     return "\n\n".join(out).strip("\n") + "\n" if out else ""
 
 

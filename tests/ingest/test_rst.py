@@ -41,6 +41,17 @@ def test_sphinx_roles_are_shown_as_sphinx_shows_them() -> None:
     )
 
 
+def test_a_bare_label_is_shown_as_its_section_title_or_its_words() -> None:
+    text = (
+        ".. _sec-cookie:\n\nSet-Cookie options\n==================\n\nThey matter.\n\n"
+        "See :ref:`sec-cookie` and :ref:`address-already-in-use`.\n"
+    )
+    assert to_markdown(text) == (
+        "# Set-Cookie options\n\nThey matter.\n\n"
+        "See Set-Cookie options and address already in use.\n"
+    )
+
+
 def test_links_keep_their_target_and_escapes_are_removed() -> None:
     text = "Read `the docs <https://example.org/x>`_ and `gevent`_ on \\*nix.\n\n.. _gevent: https://www.gevent.org/\n"
     assert to_markdown(text) == (
