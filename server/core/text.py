@@ -92,11 +92,20 @@ def display(text: str) -> str:
     text = re.sub(r"\{\s*(['\"])([^'\"{}]*)\1\s*\}", r"\2", text)
     text = re.sub(r"<code>([^<`]*)</code>", r"`\1`", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    # emphasis markers outside code spans (`__init__.py` is code): `**x**` anywhere,
+    # `__x__` only between non-word characters (CommonMark: snake__case__ is no emphasis)
+    spans = [m.group(0) for m in _CODE_SPAN.finditer(text)]
+    text = _CODE_SPAN.sub("\x00", text)
+    text = re.sub(r"\*\*(.+?)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1\2", text)
     # the other half of a strong span split between sentences ("... limited to $500.**")
-    text = re.sub(r"^\s*(?:\*\*|__)(?=\S)|(?<=\S)(?:\*\*|__)\s*$", "", text)
+    text = re.sub(r"^\s*(?:\*\*|__)(?=\S)|(?<=\S)(?:\*\*|(?<!\w)__)\s*$", "", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
+    for span in spans:
+        text = text.replace("\x00", span, 1)
     return " ".join(text.split())
+
+
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")  # CommonMark: runs of equal length
 
 
 _TOKEN = re.compile(r"[\w][\w+#.'’-]*")

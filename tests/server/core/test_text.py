@@ -163,6 +163,13 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
         "To the extent permitted by law, you agree."
     )
     assert display("Use `a**b` for powers.") == "Use `a**b` for powers."
+    # a code span is code: `__name__` and `__init__.py` keep their underscores, and so does
+    # an identifier with a double underscore inside it (no emphasis in CommonMark)
+    assert display("Call `Flask(__name__)` in `__init__.py`.") == (
+        "Call `Flask(__name__)` in `__init__.py`."
+    )
+    assert display("Set my__private__name and __strong__.") == "Set my__private__name and strong."
+    assert display("A ``x`**y**`` code span.") == "A ``x`**y**`` code span."
     # MDX: JSX string expressions and inline <code> (SWR's docs)
     mdx = "On a slow network (2G, {'<='} 70Kbps), <code>errorRetryInterval</code> is 10s, and{' '}"
     assert display(mdx) == "On a slow network (2G, <= 70Kbps), `errorRetryInterval` is 10s, and"
