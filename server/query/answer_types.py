@@ -71,6 +71,14 @@ class AnswerType:
     states: re.Pattern[str]
     headed: bool = False
 
+    def stated_in(self, text: str) -> bool:
+        """Whether `text` states a value of this kind, read without inline-code and strong
+        markers ("(`2678400` seconds)", "**30** days")."""
+        return self.states.search(_MARKERS.sub("", text)) is not None
+
+
+_MARKERS = re.compile(r"`+|\*\*")
+
 
 TYPES: tuple[AnswerType, ...] = (
     AnswerType(
@@ -114,6 +122,20 @@ TYPES: tuple[AnswerType, ...] = (
         ),
     ),
     AnswerType(
+        "length",  # of a text, a name, a URL: in characters or bytes
+        re.compile(
+            r"\b(?:maximum|minimum|max|min|longest|shortest)\s+(?:[\w'’-]+\s+){0,2}?length\b"
+            r"|\blength limits?\b",
+            _I,
+        ),
+        re.compile(
+            r"\b\d[\d,.]*\s?(?:characters?|chars?|bytes?|digits?|letters?|words?|symbols?|"
+            r"[KMGT]i?B)\b"
+            r"|\b(?:max|min)_?length\s*=\s*\d|\bunlimited\b|\bno (?:length )?limit\b",
+            _I,
+        ),
+    ),
+    AnswerType(
         "percentage",
         re.compile(r"\bpercent(?:age)?s?\b", _I),
         re.compile(r"\d\s?%|\bper ?cent\b", _I),
@@ -126,7 +148,7 @@ TYPES: tuple[AnswerType, ...] = (
             r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
             # "what keep-alive timeout ...", "which expiry ...", "what is the default network
             # timeout ...", "what is the maximum duration ...": a named span of time
-            r"|\b(?:what|which)\s+(?:(?:is|are|was|were)\s+(?:the\s+)?)?(?:[\w-]+\s+){0,3}?"
+            r"|\b(?:what|which)\s+(?:(?:is|are|was|were)\s+(?:the\s+)?)?(?:[\w'’-]+\s+){0,3}?"
             r"(?:timeouts?|time-?outs?|expiry|expiration|ttl|lifetime|retention\s+period|"
             r"grace\s+period|interval|duration)\b"
             # the unit asked for: "What is the timeout, in seconds, ...?"
@@ -135,6 +157,8 @@ TYPES: tuple[AnswerType, ...] = (
         ),
         re.compile(
             rf"\b{_NUMBER_WORD}{_TIME_UNIT}"
+            # a span of time as code gives it: `timedelta(days=31)`, `max_age=timedelta(hours=1)`
+            r"|\b(?:milliseconds|seconds|minutes|hours|days|weeks)\s*=\s*\d"
             r"|\b(?:indefinitely|immediately|permanently|forever|until|as long as|hourly|daily|"
             r"weekly|monthly|annually|yearly)\b",
             _I,
@@ -417,7 +441,7 @@ def states_asked(question: str, text: str) -> bool:
     that gives "about 3 months" for "How long ...?" answers it; the one that explains the
     topic does not."""
     phrase = _counted_phrase(question)
-    return any(t.states.search(text) for t in asked_types(question)) or bool(
+    return any(t.stated_in(text) for t in asked_types(question)) or bool(
         phrase and states_count(phrase, text)
     )
 
@@ -442,7 +466,7 @@ def leads(question: str, text: str) -> bool:
     """Whether `text` may lead the answer as its direct value: it states a kind the question
     asks for (`states_asked`), or a duration for a "how long is/are" question."""
     return states_asked(question, text) or bool(
-        _HOW_LONG_BE.search(question) and _DURATION.states.search(text)
+        _HOW_LONG_BE.search(question) and _DURATION.stated_in(text)
     )
 
 
@@ -452,9 +476,7 @@ def unstated(question: str, texts: Sequence[str], headings: Sequence[str] = ()) 
     `headings`."""
     joined = "\n".join(texts)
     headed = "\n".join((joined, *headings))
-    out = [
-        t.name for t in asked_types(question) if not t.states.search(headed if t.headed else joined)
-    ]
+    out = [t.name for t in asked_types(question) if not t.stated_in(headed if t.headed else joined)]
     phrase = _counted_phrase(question)
     if phrase and not any(states_count(phrase, t) for t in texts):
         out.append(f"number of {' '.join(phrase)}")

@@ -66,6 +66,12 @@ from server.query.answer_types import (
         ("What is the exact minimum Rust version required?", ["version"]),
         ("What is the minimum Linux kernel version it needs?", ["version"]),
         ("What is the versioning scheme?", []),
+        ("What is Gunicorn's default worker timeout?", ["duration"]),  # a possessive qualifies
+        # a length of a text, name or URL, asked for by its bound
+        ("What is the maximum URL length the server accepts?", ["length"]),
+        ("What is the min length of a password?", ["length"]),
+        ("Is there a length limit on titles?", ["length"]),
+        ("How do I enforce a maximum length for an option?", []),  # a way, not a value
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -129,6 +135,14 @@ def test_a_claim_states_the_kind_or_the_question_goes_unanswered() -> None:
     duration = "How long does GitHub keep audit log events?"
     assert unstated(duration, ["Events are kept for 90 days."]) == []
     assert unstated(duration, ["Audit logs list the events of an organization."]) == ["duration"]
+    # a value set in code or in inline-code or strong markers states it too
+    assert unstated(duration, ["Default: `timedelta(days=31)` (`2678400` seconds)"]) == []
+    assert unstated(duration, ["Events are kept for **90** days."]) == []
+    assert unstated(duration, ["Set `max_age` to keep events."]) == ["duration"]
+    length = "What is the maximum length of a repository name?"
+    assert unstated(length, ["Names can be at most 100 characters long."]) == []
+    assert unstated(length, ["Use `Query(max_length=50)`."]) == []
+    assert unstated(length, ["Names must be unique within an account."]) == ["length"]
     date = "In what year did the war end?"
     assert unstated(date, ["The king died in 1786."]) == []
     assert unstated(date, ["The king may have died young."]) == ["date"]  # 'may' is no month
