@@ -52,7 +52,7 @@ from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.citations import placed_copies
 from server.query.integrity.injection import DocFlags, SegmentJudge
-from server.query.integrity.relevance import off_topic
+from server.query.integrity.relevance import claim_relevance, off_topic
 from server.query.integrity.verify import Composed, LiveIndex
 from server.query.policy import CorpusPolicy, apply_policy
 from server.query.rerank import absent_names, collapse_duplicates, rerank, should_refuse
@@ -385,7 +385,8 @@ def generate_verified(
         draft = verify.label(draft, ctx)
         verify.warm_texts(draft.claims, ctx)  # one pass for the relevance and support checks
         if relevance is not None and draft.claims:
-            scores = relevance.relevance(question, [c.text for c in draft.claims])
+            where = {h.chunk.snippet_id: h.chunk for h in fenced.clean}
+            scores = claim_relevance(relevance, question, draft.claims, where.get)
             kept, dropped, found = off_topic(draft.claims, scores, settings.integrity)
             draft = draft.model_copy(update={"claims": tuple(kept), "answer": render(kept)})
             notes += dropped

@@ -446,6 +446,16 @@ def states_asked(question: str, text: str) -> bool:
     )
 
 
+def stated_kinds(question: str, text: str) -> int:
+    """How many of the kinds the question asks for `text` states (a count counts as one):
+    "Default: `timedelta(days=31)`" gives the duration and the default of "How long does a
+    session last by default?", "(the default) ... more reliably keep the session from
+    expiring" only a default."""
+    phrase = _counted_phrase(question)
+    kinds = sum(t.stated_in(text) for t in asked_types(question))
+    return kinds + bool(phrase and states_count(phrase, text))
+
+
 # "How do I / how can we / how to ...": a how-to question, answered in technical documentation
 # by the code that does it.
 _HOW_TO = re.compile(r"^\W*(?:how (?:do|can|could|should|would) (?:i|we|you|one)\b|how to\b)", _I)
@@ -503,16 +513,19 @@ _ASKING_WORDS = _ASKING | {
 _POSSESSIVE = re.compile(r"['’]s?\b")
 
 
+# The share of the hits a question's name must be in to be the corpus's own name.
+COMMON_SHARE = 0.85
+
+
 def common_names(question: str, texts: Sequence[str]) -> frozenset[str]:
-    """The question's capitalised words that every one of `texts` holds (the hits' title,
-    headings and text): the corpus's own name ("GitHub", "FastAPI"), which says nothing of
-    what is asked about. Possessives are left out ("GitHub's")."""
+    """The question's capitalised words that at least `COMMON_SHARE` of `texts` hold (the
+    hits' title, headings and text): the corpus's own name ("GitHub", "FastAPI"), which says
+    nothing of what is asked about. Possessives are left out ("GitHub's")."""
     if not texts:
         return frozenset()
     caps = {w for t in re.findall(r"\b[A-Z][\w-]*", question) for w in content_words(t)}
-    for text in texts:
-        caps &= set(content_words(text))
-    return frozenset(caps)
+    held = [set(content_words(text)) for text in texts]
+    return frozenset(w for w in caps if sum(w in h for h in held) >= COMMON_SHARE * len(held))
 
 
 def focus_words(question: str, common: frozenset[str]) -> frozenset[str]:
@@ -548,8 +561,7 @@ def unbound(
     stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
     names = _own_names(question, common)
     if not stating or any(
-        focus & set(content_words(_POSSESSIVE.sub("", c))) and all(_names(n, c) for n in names)
-        for c in stating
+        focus & _bound_words(c) and all(_names(n, c) for n in names) for c in stating
     ):
         return []
     about = " ".join(sorted(focus))
@@ -557,6 +569,13 @@ def unbound(
 
 
 _CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def _bound_words(text: str) -> set[str]:
+    """The content words a claim and its headings hold, an identifier's parts included: a
+    setting's heading `SECRET_KEY_FALLBACKS` is about the secret key."""
+    text = _POSSESSIVE.sub("", text)
+    return set(content_words(text)) | set(content_words(text.replace("_", " ")))
 
 
 def unnamed(

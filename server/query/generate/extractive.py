@@ -26,20 +26,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.core import markdown
-from server.core.contracts import AlsoIn, Chunk, CitationSlot, Claim, Draft, Hit, Offsets
+from server.core.contracts import AlsoIn, CitationSlot, Claim, Draft, Hit, Offsets
 from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import (
-    HEADING_SEPARATOR,
     HTML_COMMENT,
     HTML_TAG,
     content_words,
     embed_input,
     word_run,
 )
-from server.query.answer_types import asks_how_to, common_names, defines_asked, focus_words, leads
+from server.query.answer_types import (
+    asks_how_to,
+    common_names,
+    defines_asked,
+    focus_words,
+    leads,
+    stated_kinds,
+)
 from server.query.claims import classify_claim, render
-from server.query.evidence import Unit, admissible, sentence_parts, units
+from server.query.evidence import Unit, admissible, sentence_parts, unit_input, units
 from server.query.retrieve import cosine
 
 
@@ -103,18 +109,6 @@ def _inside(a: frozenset[str], b: frozenset[str]) -> float:
     unit's words: FastAPI dev citation match 0.753 -> 0.767, match@1 0.589 -> 0.603 (f53);
     no other tune or dev figure moved."""
     return len(a & b) / len(a) if a else 0.0
-
-
-def unit_input(chunk: Chunk, display: str) -> str:
-    """What a unit is embedded as: in a document with sections (a heading path of two levels
-    or more), its heading path and its text, so that a sentence under "Pin your `fastapi`
-    version" is scored as being about pinning; elsewhere (a one-heading page, a passage) the
-    text alone, since a title shared by every unit tells them apart by nothing. Extractive
-    harness on the dev halves: citation match FastAPI and site policy +5 items of 128, match
-    at 1 +2, ClapNQ unchanged (it has no sections)."""
-    if len([p for p in chunk.heading.split(HEADING_SEPARATOR) if p]) < 2:
-        return display
-    return embed_input(chunk.title, chunk.heading, display)
 
 
 def features(
@@ -425,16 +419,18 @@ def _overlapping(a: Picked, b: Picked) -> bool:
 def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) -> list[Picked]:
     """Best first, except that when the question asks for a kind of value (a duration, a
     price, a count: `server.query.answer_types`; a duration also for "how long is / are")
-    the best unit that states one leads (of several, the one most about the asked thing:
-    `_about`); when it asks what a term is ("What does X do?") the
-    best unit that opens with the term's definition does ("X - a list of ...", '"X" means');
-    and when it asks how to do something ("How do I
-    ...?") the best unit that carries code does: the direct answer first, the units that
+    the best unit that states one leads (of several, one that states most of the kinds asked,
+    `answer_types.stated_kinds`, then the one most about the asked thing: `_about`); when it
+    asks what a term is ("What does X do?") the best unit that opens with the term's
+    definition does ("X - a list of ...", '"X" means'); and when it asks how to do something
+    ("How do I ...?") the best unit that carries code does: the direct answer first, the units that
     explain the topic after it. Measured (all-MiniLM-L6-v2, FastAPI dev run files): of 33
     answered how-to questions, the code unit leading puts the gold first in 14 instead of 8,
     and moves it from first in none. Otherwise, of the units scored within `margin` of the
     best, the one most about the asked thing (`_about`) leads."""
     stating = [i for i, c in enumerate(chosen) if leads(question, c.sentence.display)]
+    said = {i: stated_kinds(question, chosen[i].sentence.display) for i in stating}
+    stating = [i for i in stating if said[i] == max(said.values())]  # most of what is asked
     lead = _most_about(question, chosen, stating)
     if lead is None:
         lead = next(

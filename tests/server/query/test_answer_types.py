@@ -7,10 +7,12 @@ import pytest
 from server.query.answer_types import (
     asked_term,
     asked_types,
+    common_names,
     counted,
     defines_asked,
     focus_words,
     leads,
+    stated_kinds,
     states_asked,
     unbound,
     unnamed,
@@ -357,6 +359,31 @@ def test_a_value_stated_about_something_else_leaves_the_question_unanswered() ->
     assert unbound(jwt, [week], common) == []
     # one stating claim about the subject is enough, beside one about something else
     assert unbound(TICKET, [cap, ("Universe passes are $99.", "")], common) == []
+
+
+def test_stated_kinds_counts_the_asked_kinds_a_text_gives() -> None:
+    q = "How long does a session last by default?"  # a duration and a default value
+    assert stated_kinds(q, "Default: `timedelta(days=31)` (`2678400` seconds)") == 2
+    assert stated_kinds(q, "Sending the cookie (the default) keeps it alive.") == 1
+    assert stated_kinds(q, "Sessions are signed.") == 0
+    assert stated_kinds("How many workers start?", "It starts 4 workers.") == 1  # a count
+
+
+def test_a_setting_named_as_an_identifier_binds_by_its_parts() -> None:
+    q = "Can I rotate the secret key, and since which version?"
+    note = ("Added in version 3.1.", "Configuration > `SECRET_KEY_FALLBACKS`")
+    assert unbound(q, [note], frozenset()) == []
+    other = ("Added in version 3.1.", "Configuration > `MAX_COOKIE_SIZE`")
+    assert unbound(q, [other], frozenset()) == ["version (about: key rotate secret since)"]
+
+
+def test_the_corpus_name_is_the_one_nearly_every_hit_holds() -> None:
+    q = "What is the minimum length Flask requires for SECRET_KEY in Jinja?"
+    hits = [f"Flask page {i}." for i in range(7)] + ["Jinja templates and WSGI servers."]
+    assert common_names(q, hits) == {"flask"}  # 7 of 8 hits: at least COMMON_SHARE (0.85)
+    assert common_names(q, hits[1:]) == {"flask"}  # 6 of 7 (0.857)
+    assert common_names(q, hits[2:]) == set()  # 5 of 6 (0.833): a topic, not the corpus
+    assert common_names(q, []) == set()
 
 
 def test_code_in_the_question_is_no_name_a_value_must_be_bound_to() -> None:

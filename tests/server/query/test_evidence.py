@@ -12,6 +12,7 @@ from server.query.evidence import (
     is_changelog,
     is_pointer,
     sentence_parts,
+    unit_input,
     units,
 )
 
@@ -194,6 +195,13 @@ def test_a_credit_line_says_nothing() -> None:
     assert not admissible(credit, "When were the tests run by cron? Which version?")
 
 
+def test_a_fragment_is_offered_only_when_it_gives_the_value_asked_for() -> None:
+    (default,) = units(_whole("Default: `False`"))
+    assert default.fragment
+    assert admissible(default, "What is the default value of TESTING?")
+    assert not admissible(default, "What does TESTING do?")
+
+
 def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     text = "Read more about it in the [docs for Testing](https://x.org/t)."
     chunk = _whole(text)
@@ -201,6 +209,28 @@ def test_pointers_answer_only_questions_about_links_or_versions() -> None:
     assert pointer.pointer
     assert not admissible(pointer, "How do I test my app?")
     assert admissible(pointer, "Where can I read more about testing? Give me the link.")
+
+
+def test_the_page_speaking_of_itself_is_a_pointer_unless_it_leads_a_list() -> None:
+    for said in (
+        "This page outlines the basics of running Gunicorn.",
+        "This guide describes the information GitHub needs to process a request.",
+        "This section of the documentation explains the parts of the framework.",
+        "The following chapter will show how to deploy.",
+    ):
+        (unit,) = units(_whole(said))
+        assert unit.pointer, said
+    for said in (
+        "This page is served from the cache.",  # says what is so about a page
+        "Pages that this guide describes are cached.",  # not its subject
+        "The server outlines each request in the log.",
+    ):
+        (unit,) = units(_whole(said))
+        assert not unit.pointer, said
+    # a lead-in keeps the list it introduces, whatever its sentence says of the page
+    lead = "This guide lists what we need:\n\n- your name\n- the URL\n"
+    (unit,) = units(_whole(lead))
+    assert unit.kind == "lead_in" and not unit.pointer
 
 
 def test_the_writer_speaking_of_themself_is_an_aside() -> None:
@@ -374,3 +404,12 @@ def test_a_unit_that_only_restates_the_question_is_no_answer() -> None:
     # a question asking something more, or less, than the sentence says is answered by it
     assert admissible(unit, "Which script renames files by appending the current date?")
     assert admissible(unit, "How do I rename all files in a directory?")
+
+
+def test_a_unit_is_read_with_its_heading_path_only_in_a_sectioned_document() -> None:
+    flat = _chunk(0, 1).model_copy(update={"heading": "Tokens"})  # one heading: the page title
+    deep = flat.model_copy(update={"heading": "Tokens > Expiry"})
+    assert unit_input(flat, "They expire.") == "They expire."
+    assert unit_input(deep, "They expire.") == "Upload > Tokens > Expiry\n\nThey expire."
+    other = deep.model_copy(update={"title": "Tokens"})  # a title its headings repeat
+    assert unit_input(other, "They expire.") == "Tokens > Expiry\n\nThey expire."

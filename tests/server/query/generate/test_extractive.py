@@ -24,7 +24,6 @@ from server.query.generate.extractive import (
     lead_with_value,
     select,
     shows_code,
-    unit_input,
     with_code,
     with_continuations,
 )
@@ -156,15 +155,6 @@ def test_a_unit_stating_the_asked_value_leads(gen: ExtractiveGenerator) -> None:
         features("What is a bearer token?", [HIT_1, HIT_2], HashEmbedder(), 8), gen._cfg, 4
     )
     assert plain.claims[0].citations[0].quote == first[0].sentence.quote
-
-
-def test_a_unit_is_read_with_its_heading_path_only_in_a_sectioned_document() -> None:
-    flat = HIT_1.chunk.model_copy(update={"heading": "Tokens"})  # one heading: the page title
-    deep = HIT_1.chunk.model_copy(update={"heading": "Tokens > Expiry"})
-    assert unit_input(flat, "They expire.") == "They expire."
-    assert unit_input(deep, "They expire.") == "Tokens > Expiry\n\nThey expire."
-    other = deep.model_copy(update={"title": "Auth guide"})
-    assert unit_input(other, "They expire.") == "Auth guide > Tokens > Expiry\n\nThey expire."
 
 
 def _elsewhere(name: str, norm: float, **update: object) -> Hit:
@@ -486,6 +476,28 @@ def test_of_the_units_that_state_the_asked_kind_the_one_about_the_asked_thing_le
     ]
     # both about a cookie as much: the better scored leads, as before
     assert lead_with_value("How long does a cookie stay?", [hour, weeks]) == [hour, weeks]
+
+
+def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() -> None:
+    doc = (
+        "# Sessions\n\n"
+        "Sending the cookie every time (the default) keeps the session from expiring.\n\n"
+        "Default: `timedelta(days=31)` (`2678400` seconds)\n"
+    )
+    chunk = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+
+    def pick(text: str, score: float) -> Picked:
+        unit = next(u for u in units(chunk, 900) if u.start == doc.index(text))
+        return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
+
+    sending, value = pick("Sending", 0.9), pick("Default:", 0.6)
+    # asked a duration and a default: the first gives only a default, the second both
+    q = "How long does a session last by default?"
+    assert lead_with_value(q, [sending, value]) == [value, sending]
+    # asked a default only: both give one, the better scored leads
+    assert lead_with_value("What is the default?", [sending, value]) == [sending, value]
 
 
 def test_a_unit_is_read_with_the_sentence_before_it_in_its_paragraph() -> None:

@@ -8,7 +8,7 @@ from server.core.contracts import CheckCode, ClaimType, Draft, Hit, RepairAction
 from server.core.settings import load_settings
 from server.query.answer import generate_verified
 from server.query.claims import render
-from server.query.integrity.relevance import floor_of, off_topic
+from server.query.integrity.relevance import claim_relevance, floor_of, off_topic
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, LIVE, WordOverlapScorer, claim, slot
 
 ROTATE = "The signing key is rotated every 90 days since version 2.1."
@@ -79,3 +79,24 @@ def test_an_on_topic_claim_is_kept() -> None:
     out = _run("How often is the signing key rotated?", ROTATE, HIT_A)
     assert not out.fallback and [c.text for c in out.claims] == [ROTATE]
     assert CheckCode.OFF_TOPIC not in {f.code for f in out.gate.codes}
+
+
+def test_a_claim_giving_the_asked_value_is_also_read_under_its_headings() -> None:
+    # "New in 2.1." says nothing of rotation alone; under "Keys > Rotation" it does. Only a
+    # claim that gives the asked kind (here a version) is read so, and only in a chunk with
+    # two heading levels or more (`evidence.unit_input`).
+    deep = HIT_A.chunk.model_copy(update={"heading": "Keys > Rotation"})
+    flat = HIT_B.chunk.model_copy(update={"heading": "Rotation"})
+    chunks = {deep.snippet_id: deep, flat.snippet_id: flat}
+    note = "New in 2.1."
+    claims = [
+        claim(note, ClaimType.NUMBER, slot(1, "The signing", HIT_A), cid="c1"),
+        claim(note, ClaimType.NUMBER, slot(2, "The gate", HIT_B), cid="c2"),
+        claim(note, ClaimType.NUMBER, cid="c3"),  # no citation: its text alone
+        claim("Keys are kept.", ClaimType.FACT, slot(3, "The signing", HIT_A), cid="c4"),
+    ]
+    question = "Which release started rotation?"
+    assert claim_relevance(_Relevance(), question, claims, chunks.get) == [1.0, 0.0, 0.0, 0.0]
+    # the text's own score stands when it is the higher
+    said = [claim("Rotation is new in 2.1.", ClaimType.NUMBER, slot(1, "The signing"))]
+    assert claim_relevance(_Relevance(), question, said, chunks.get) == [1.0]
