@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -478,12 +479,8 @@ def test_of_the_units_that_state_the_asked_kind_the_one_about_the_asked_thing_le
     assert lead_with_value("How long does a cookie stay?", [hour, weeks]) == [hour, weeks]
 
 
-def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() -> None:
-    doc = (
-        "# Sessions\n\n"
-        "Sending the cookie every time (the default) keeps the session from expiring.\n\n"
-        "Default: `timedelta(days=31)` (`2678400` seconds)\n"
-    )
+def _picker(doc: str) -> Callable[[str, float], Picked]:
+    """Picks the unit of `doc` (one chunk) that starts at a text, with a score."""
     chunk = _howto_chunk().model_copy(
         update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
     )
@@ -492,6 +489,15 @@ def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() 
         unit = next(u for u in units(chunk, 900) if u.start == doc.index(text))
         return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
 
+    return pick
+
+
+def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() -> None:
+    pick = _picker(
+        "# Sessions\n\n"
+        "Sending the cookie every time (the default) keeps the session from expiring.\n\n"
+        "Default: `timedelta(days=31)` (`2678400` seconds)\n"
+    )
     sending, value = pick("Sending", 0.9), pick("Default:", 0.6)
     # asked a duration and a default: the first gives only a default, the second both
     q = "How long does a session last by default?"
@@ -501,20 +507,12 @@ def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() 
 
 
 def test_a_unit_is_read_with_the_sentence_before_it_in_its_paragraph() -> None:
-    doc = (
+    pick = _picker(
         "# Cancellation\n\n"
         "We delete your profile within 90 days of cancellation.\n\n"
         "Upon request, we provide the owner with a copy of the account contents. "
         "You must make this request within 30 days.\n"
     )
-    chunk = _howto_chunk().model_copy(
-        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
-    )
-
-    def pick(text: str, score: float) -> Picked:
-        unit = next(u for u in units(chunk, 900) if u.start == doc.index(text))
-        return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
-
     deleted, request = pick("We delete", 0.9), pick("You must", 0.7)
     # "this request" is the copy the question asks about: the sentence before says so
     q = "How long do I have to ask for a copy of my account contents?"
