@@ -71,12 +71,43 @@ def is_live(chunk: Chunk, live_revs: Mapping[str, str]) -> bool:
     return live_revs.get(chunk.doc_id) == chunk.rev
 
 
-def live_hits(
-    scored: Iterable[tuple[Mapping[str, Any], float]], live_revs: Mapping[str, str], limit: int
-) -> list[Hit]:
-    """Turn (payload, fused score) pairs in store order into ranked Hits of live chunks."""
+Scored = tuple[Mapping[str, Any], float]  # a point's payload and its score
+# Points asked of each prefetch beyond its top-n, so that a tie at the cut is cut in a fixed
+# order (`ranked`) rather than in the engine's (our choice: copies of one passage tie).
+TIE_MARGIN = 16
+
+
+def _point_key(payload: Mapping[str, Any]) -> tuple[str, str]:
+    return str(payload.get("snippet_id", "")), str(payload.get("rev", ""))
+
+
+def ranked(scored: Iterable[Scored], limit: int | None = None) -> list[Scored]:
+    """Best score first; points of equal score in snippet id (then revision) order, so the
+    same index answers the same question the same way. The engine breaks ties by its
+    internal point order, which two ingests of one corpus do not share: copies of a passage
+    score exactly alike in BM25, and Mozilla z29's answer changed between fresh ingests."""
+    out = sorted(scored, key=lambda s: (-s[1], _point_key(s[0])))
+    return out if limit is None else out[:limit]
+
+
+def fuse(dense: Iterable[Scored], sparse: Iterable[Scored], rrf_k: int) -> list[Scored]:
+    """Reciprocal-rank fusion of two ranked lists (`ranked` order): a point scores the sum of
+    1 / (rrf_k + its 0-based rank) over the lists that hold it, as Qdrant's RRF does (measured
+    on Edge and qdrant-client: `retrieval.rrf_k`); equal sums in `ranked` order."""
+    fused: dict[tuple[str, str], float] = {}
+    payloads: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for points in (dense, sparse):
+        for rank, (payload, _) in enumerate(ranked(points)):
+            key = _point_key(payload)
+            fused[key] = fused.get(key, 0.0) + 1.0 / (rrf_k + rank)
+            payloads.setdefault(key, payload)
+    return ranked((payloads[k], score) for k, score in fused.items())
+
+
+def live_hits(scored: Iterable[Scored], live_revs: Mapping[str, str], limit: int) -> list[Hit]:
+    """Turn (payload, score) pairs into ranked Hits of live chunks (`ranked` order)."""
     hits: list[Hit] = []
-    for payload, score in scored:
+    for payload, score in ranked(scored):
         chunk = chunk_from_payload(payload)
         if not is_live(chunk, live_revs):
             continue

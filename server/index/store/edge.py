@@ -159,23 +159,20 @@ class EdgeStore(c.LiveReads):
         dense = qe.Query.Nearest(list(request.dense), using=c.DENSE)
         sparse_vec = qe.SparseVector(list(request.sparse.indices), list(request.sparse.values))
         sparse = qe.Query.Nearest(sparse_vec, using=c.SPARSE)
-        if request.mode == "dense":
-            query = qe.QueryRequest(limit=limit, query=dense, filter=flt, with_payload=True)
-        elif request.mode == "sparse":
-            query = qe.QueryRequest(limit=limit, query=sparse, filter=flt, with_payload=True)
-        else:
-            query = qe.QueryRequest(
-                limit=limit,
-                prefetches=[
-                    qe.Prefetch(limit=request.dense_top_n, query=dense, filter=flt),
-                    qe.Prefetch(limit=request.sparse_top_n, query=sparse, filter=flt),
-                ],
-                query=qe.Fusion.Rrf(k=request.rrf_k),  # type: ignore[arg-type]  # stub lists Fusion, not its Rrf variant
-                with_payload=True,  # no filter here: fusion only ranks the filtered prefetches
+        mode = request.mode if request.sparse.indices else "dense"
+
+        def top(query: Any, n: int) -> list[c.Scored]:
+            """The best `n` points (`c.ranked` order, ties at the cut included)."""
+            asked = qe.QueryRequest(
+                limit=n + c.TIE_MARGIN, query=query, filter=flt, with_payload=True
             )
-        if not request.sparse.indices and request.mode != "dense":
-            query = qe.QueryRequest(limit=limit, query=dense, filter=flt, with_payload=True)
-        scored = ((p.payload, p.score) for p in self._shard.query(query))
+            return c.ranked(((p.payload, p.score) for p in self._shard.query(asked)), n)
+
+        if mode == "hybrid":  # fused here, not by the engine: its ties fall in no fixed order
+            both = (top(dense, request.dense_top_n), top(sparse, request.sparse_top_n))
+            scored = c.fuse(*both, request.rrf_k)[:limit]
+        else:
+            scored = top(dense if mode == "dense" else sparse, limit)
         return c.live_hits(scored, self._live, request.limit)
 
     def get_doc(self, doc_id: str) -> DocRecord | None:

@@ -152,36 +152,29 @@ class QdrantServerStore(c.LiveReads):
             indices=list(request.sparse.indices), values=list(request.sparse.values)
         )
         mode = request.mode if request.sparse.indices else "dense"
-        if mode == "hybrid":
-            result = self._client.query_points(
-                self._name,
-                prefetch=[
-                    m.Prefetch(
-                        query=list(request.dense),
-                        using=c.DENSE,
-                        limit=request.dense_top_n,
-                        filter=flt,
-                    ),
-                    m.Prefetch(
-                        query=sparse, using=c.SPARSE, limit=request.sparse_top_n, filter=flt
-                    ),
-                ],
-                query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k)),  # ranks the filtered prefetches
-                limit=limit,
-                with_payload=True,
-            )
-        else:
-            vector: Any = list(request.dense) if mode == "dense" else sparse
-            using = c.DENSE if mode == "dense" else c.SPARSE
+
+        def top(vector: Any, using: str, n: int) -> list[c.Scored]:
+            """The best `n` points (`c.ranked` order, ties at the cut included)."""
             result = self._client.query_points(
                 self._name,
                 query=vector,
                 using=using,
                 query_filter=flt,
-                limit=limit,
+                limit=n + c.TIE_MARGIN,
                 with_payload=True,
             )
-        scored = ((p.payload or {}, p.score) for p in result.points)
+            return c.ranked(((p.payload or {}, p.score) for p in result.points), n)
+
+        dense = list(request.dense)
+        if mode == "hybrid":  # fused here, not by the engine: its ties fall in no fixed order
+            both = (
+                top(dense, c.DENSE, request.dense_top_n),
+                top(sparse, c.SPARSE, request.sparse_top_n),
+            )
+            scored = c.fuse(*both, request.rrf_k)[:limit]
+        else:
+            vector: Any = dense if mode == "dense" else sparse
+            scored = top(vector, c.DENSE if mode == "dense" else c.SPARSE, limit)
         return c.live_hits(scored, self._live(), request.limit)
 
     def get_doc(self, doc_id: str) -> DocRecord | None:

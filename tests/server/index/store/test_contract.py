@@ -206,6 +206,26 @@ def test_rrf_fusion_follows_its_formula(store: ChunkStore) -> None:
         assert hit.score_raw == pytest.approx(expected, rel=1e-4)
 
 
+def test_copies_of_one_passage_rank_in_snippet_id_order_in_every_mode(
+    store: ChunkStore,
+) -> None:
+    """Exact ties (a passage copied into several documents scores alike in BM25 and dense)
+    come back in snippet id order, whatever order they were written in: the same index
+    answers the same question the same way (fused in our code, not by the engine)."""
+    text = "Mirrors repeat the refund window of thirty days."
+    copies = ["copy-c", "copy-a", "copy-b"]  # written out of order
+    store.upsert([_record(d, text, ("public",)) for d in copies])
+    for d in copies:
+        store.put_doc(_doc(d, text))
+    for mode in ("dense", "sparse", "hybrid"):
+        hits = ids(store.search(_request("refund window thirty days", mode=mode)))
+        assert [h for h in hits if h.startswith("copy-")] == [
+            "copy-a-0001",
+            "copy-b-0001",
+            "copy-c-0001",
+        ], mode
+
+
 def test_edge_meta_and_identity_survive_reopen(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path)
     _fill(open_store(settings, IDENTITY)).close()
