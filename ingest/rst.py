@@ -37,7 +37,7 @@ _SETTINGS: dict[str, Any] = {
     "input_encoding": "unicode",
     "_disable_config": True,
 }
-ADMONITIONS = (
+_ADMONITIONS = (
     "attention",
     "caution",
     "danger",
@@ -441,7 +441,7 @@ def _table(node: nodes.Element, depth: int) -> list[str]:
 def _admonition(node: nodes.Element, depth: int) -> list[str]:
     """An admonition as a FastAPI-style block: `/// note | Title`, its body, `///`."""
     title = node.next_node(nodes.title) if isinstance(node, nodes.admonition) else None
-    name = next((n for n in ADMONITIONS if isinstance(node, getattr(nodes, n))), "note")
+    name = next((n for n in _ADMONITIONS if isinstance(node, getattr(nodes, n))), "note")
     return _fenced_note(node, depth, name + (f" | {_inline(title)}" if title is not None else ""))
 
 

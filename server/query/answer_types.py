@@ -440,10 +440,7 @@ def states_asked(question: str, text: str) -> bool:
     """Whether `text` (one claim) states a value of a kind the question asks for: the unit
     that gives "about 3 months" for "How long ...?" answers it; the one that explains the
     topic does not."""
-    phrase = _counted_phrase(question)
-    return any(t.stated_in(text) for t in asked_types(question)) or bool(
-        phrase and states_count(phrase, text)
-    )
+    return stated_kinds(question, text) > 0
 
 
 def stated_kinds(question: str, text: str) -> int:

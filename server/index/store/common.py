@@ -12,10 +12,11 @@ revision is a single point write.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from server.core.contracts import Chunk, ChunkRecord, DocRecord, Hit, IndexMeta
+from server.core.ports import SearchRequest
 from server.core.text import embed_key
 
 DENSE = "dense"
@@ -102,6 +103,23 @@ def fuse(dense: Iterable[Scored], sparse: Iterable[Scored], rrf_k: int) -> list[
             fused[key] = fused.get(key, 0.0) + 1.0 / (rrf_k + rank)
             payloads.setdefault(key, payload)
     return ranked((payloads[k], score) for k, score in fused.items())
+
+
+def searched(request: SearchRequest, fetch: Callable[[str, int], list[Scored]]) -> list[Scored]:
+    """The points a search ranks, before the live-revision rule: one list, or the dense and
+    BM25 lists fused here (`fuse`), not by the engine, whose ties fall in no fixed order.
+    `fetch(using, n)` is a backend's query of one named vector (`DENSE` or `SPARSE`) for its
+    best `n` points; each list is cut in `ranked` order, `TIE_MARGIN` points past it."""
+
+    def top(using: str, n: int) -> list[Scored]:
+        return ranked(fetch(using, n + TIE_MARGIN), n)
+
+    limit = request.limit * request.overfetch
+    mode = request.mode if request.sparse.indices else "dense"
+    if mode != "hybrid":
+        return top(DENSE if mode == "dense" else SPARSE, limit)
+    both = (top(DENSE, request.dense_top_n), top(SPARSE, request.sparse_top_n))
+    return fuse(*both, request.rrf_k)[:limit]
 
 
 def live_hits(scored: Iterable[Scored], live_revs: Mapping[str, str], limit: int) -> list[Hit]:

@@ -155,25 +155,15 @@ class EdgeStore(c.LiveReads):
 
     def search(self, request: SearchRequest) -> list[Hit]:
         flt = _chunk_filter(request)
-        limit = request.limit * request.overfetch
-        dense = qe.Query.Nearest(list(request.dense), using=c.DENSE)
-        sparse_vec = qe.SparseVector(list(request.sparse.indices), list(request.sparse.values))
-        sparse = qe.Query.Nearest(sparse_vec, using=c.SPARSE)
-        mode = request.mode if request.sparse.indices else "dense"
+        sparse = qe.SparseVector(list(request.sparse.indices), list(request.sparse.values))
+        vectors: dict[str, Any] = {c.DENSE: list(request.dense), c.SPARSE: sparse}
 
-        def top(query: Any, n: int) -> list[c.Scored]:
-            """The best `n` points (`c.ranked` order, ties at the cut included)."""
-            asked = qe.QueryRequest(
-                limit=n + c.TIE_MARGIN, query=query, filter=flt, with_payload=True
-            )
-            return c.ranked(((p.payload, p.score) for p in self._shard.query(asked)), n)
+        def fetch(using: str, n: int) -> list[c.Scored]:
+            query = qe.Query.Nearest(vectors[using], using=using)
+            asked = qe.QueryRequest(limit=n, query=query, filter=flt, with_payload=True)
+            return [(p.payload, p.score) for p in self._shard.query(asked)]
 
-        if mode == "hybrid":  # fused here, not by the engine: its ties fall in no fixed order
-            both = (top(dense, request.dense_top_n), top(sparse, request.sparse_top_n))
-            scored = c.fuse(*both, request.rrf_k)[:limit]
-        else:
-            scored = top(dense if mode == "dense" else sparse, limit)
-        return c.live_hits(scored, self._live, request.limit)
+        return c.live_hits(c.searched(request, fetch), self._live, request.limit)
 
     def get_doc(self, doc_id: str) -> DocRecord | None:
         found = self._shard.retrieve([c.doc_point_id(doc_id)], True, False)

@@ -147,35 +147,23 @@ class QdrantServerStore(c.LiveReads):
 
     def search(self, request: SearchRequest) -> list[Hit]:
         flt = _chunk_filter(request)
-        limit = request.limit * request.overfetch
         sparse = m.SparseVector(
             indices=list(request.sparse.indices), values=list(request.sparse.values)
         )
-        mode = request.mode if request.sparse.indices else "dense"
+        vectors: dict[str, Any] = {c.DENSE: list(request.dense), c.SPARSE: sparse}
 
-        def top(vector: Any, using: str, n: int) -> list[c.Scored]:
-            """The best `n` points (`c.ranked` order, ties at the cut included)."""
+        def fetch(using: str, n: int) -> list[c.Scored]:
             result = self._client.query_points(
                 self._name,
-                query=vector,
+                query=vectors[using],
                 using=using,
                 query_filter=flt,
-                limit=n + c.TIE_MARGIN,
+                limit=n,
                 with_payload=True,
             )
-            return c.ranked(((p.payload or {}, p.score) for p in result.points), n)
+            return [(p.payload or {}, p.score) for p in result.points]
 
-        dense = list(request.dense)
-        if mode == "hybrid":  # fused here, not by the engine: its ties fall in no fixed order
-            both = (
-                top(dense, c.DENSE, request.dense_top_n),
-                top(sparse, c.SPARSE, request.sparse_top_n),
-            )
-            scored = c.fuse(*both, request.rrf_k)[:limit]
-        else:
-            vector: Any = dense if mode == "dense" else sparse
-            scored = top(vector, c.DENSE if mode == "dense" else c.SPARSE, limit)
-        return c.live_hits(scored, self._live(), request.limit)
+        return c.live_hits(c.searched(request, fetch), self._live(), request.limit)
 
     def get_doc(self, doc_id: str) -> DocRecord | None:
         found = self._client.retrieve(self._name, [c.doc_point_id(doc_id)], with_payload=True)
