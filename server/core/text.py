@@ -210,10 +210,16 @@ def _parts(word: str) -> list[str]:
 
 @lru_cache(maxsize=1024)
 def _pattern(part: str) -> re.Pattern[str]:
-    """The stem at a word start, or, for an acronym, its letters starting consecutive words."""
-    forms = [re.escape(_stem(part))]
+    """The stem at a word start, or, for an acronym, its letters starting consecutive words.
+    An acronym of three letters or more ends where a lower-case letter would go on ("QUIC"
+    is not the start of "Quickstart", "GPU" not of "gpuless"); a capital may go on ("CORS"
+    in "CORSMiddleware")."""
     letters = part.removesuffix("s") if part.endswith("s") and len(part) > 3 else part
-    if _ACRONYM.fullmatch(part) and len(letters) >= 3:  # two initials match too much ("GB")
+    # of three letters or more, whole, never cut to a stem ("HTTPS" is no "HTTP"); two
+    # letters start a word as a stem does ("UN" finds "United Nations")
+    acronym = _ACRONYM.fullmatch(part) is not None and len(letters) >= 3
+    forms = [re.escape(letters) + r"s?(?-i:(?![a-z]))" if acronym else re.escape(_stem(part))]
+    if acronym:  # two initials match too much ("GB")
         forms.append(r"[\s-]+".join(re.escape(c) + r"[\w']*" for c in letters))
     if part.isalpha() and part.isupper() and len(part) > 1:  # "UK" finds "U.K."
         forms.append(r"\.".join(re.escape(c) for c in part) + r"\.")

@@ -62,7 +62,12 @@ def test_named_terms(question: str, names: tuple[str, ...]) -> None:
         ("DMCA", "GitHub processes dmca notices", True),  # case-insensitive
         ("Korean", "users in North Korea", True),  # long word: stem "kore"
         ("GPUs", "one GPU per worker", True),  # short plural: stem "gpu"
-        ("GPUs", "the gpuless build", True),  # a stem starts a word, it need not be one
+        ("Korea", "Korean users", True),  # a stem starts a word, it need not be one
+        ("GPUs", "the gpuless build", False),  # ... but an acronym ends before lower case
+        ("QUIC", "see the Quickstart", False),
+        ("CORS", "add CORSMiddleware", True),  # a capital may go on
+        ("GPUs", "one GPU, two GPUs", True),
+        ("HTTPS", "over HTTP/2", False),  # an acronym is never cut to a stem
         ("GPUs", "no accelerator", False),
         ("Korean", "Mkorea", False),  # must start a word
         ("HIV-positive", "HIV infection", True),  # capitalised parts only
