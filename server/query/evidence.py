@@ -53,7 +53,10 @@ from server.query.answer_types import leads
 
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
 _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
-UnitKind = Literal["sentence", "lead_in", "item", "code"]
+UnitKind = Literal["sentence", "lead_in", "item", "code", "row"]
+# A table's delimiter row ("| --- | :---: |", "---|---"): the line under its header row.
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_CODE_SPANS = re.compile(r"`[^`\n]*`")
 
 _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
@@ -94,7 +97,7 @@ _READING_TARGET = re.compile(
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 _TAG_LINE = re.compile(rf"\s*{HTML_TAG.pattern}\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
-_MIN_WORDS = {"sentence": 3, "item": 2}  # content words below which a unit is a fragment
+_MIN_WORDS = {"sentence": 3, "item": 2, "row": 2}  # content words below: a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://
 # github.com/apps/...)", "PR [#11011](https://github.com/.../pull/11011)").
 _CREDIT = re.compile(r"\[?(?:@[\w.-]+(?:\[bot\])?|#\d+)\]?(?:\([^)\s]*\))?")
@@ -153,6 +156,13 @@ class Unit:
     changelog: bool = False
     fragment: bool = False
     aside: bool = False
+    header: str = ""  # a table row's column names ("Name | Description | Expiration")
+
+    @property
+    def scored(self) -> str:
+        """What the unit is read as for scoring: a table row under its column names, which
+        say what each cell is ("Expiration" over "Two weeks")."""
+        return f"{self.header}\n{self.display}" if self.header else self.display
 
     @property
     def meta(self) -> bool:
@@ -256,6 +266,9 @@ def _unit(
     quote = text[lo:hi]
     if kind == "code":
         prose, shown = "", quote.strip()
+    elif kind == "row":
+        prose = " ".join(cells(quote))
+        shown = " | ".join(display(c) for c in cells(quote))
     elif kind == "item":
         prose = text[lo + _marker_end(quote) : hi]
         shown = display(prose)
@@ -288,7 +301,7 @@ def _unit(
             or (kind == "sentence" and _ABOUT_THE_PAGE.search(prose) is not None)
         ),
         changelog=bool(prose) and is_changelog(prose),
-        fragment=kind in ("sentence", "item") and len(_said(prose)) < _MIN_WORDS[kind],
+        fragment=kind in ("sentence", "item", "row") and len(_said(prose)) < _MIN_WORDS[kind],
         aside=bool(prose) and is_aside(prose),
     )
 
@@ -349,6 +362,9 @@ def units(
         if block.kind == "list":
             found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
             continue
+        if block.kind == "table" or (block.kind == "paragraph" and _pipe_table(text, block)):
+            found += _rows(text, base, block)
+            continue
         j = i + 1  # the block a paragraph leads into, past wrapper tags (`<div class="x">`)
         while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
             j += 1
@@ -369,6 +385,54 @@ def units(
             if not any(u.start - base < hi and lo < u.end - base for lo, hi in fenced)
         ]
     return found  # code, tables, headings and directives count only with a lead-in
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a table row, outer pipes and padding removed; a pipe inside a code span
+    (`str | None`) or escaped (`\\|`) is text, not a border."""
+    guarded = _CODE_SPANS.sub(lambda m: m.group().replace("|", "\0"), row.replace("\\|", "\1"))
+    parts = guarded.strip().strip("|").split("|")
+    return [c.replace("\0", "|").replace("\1", "\\|").strip() for c in parts if c.strip()]
+
+
+def _pipe_table(text: str, block: markdown.Block) -> bool:
+    """A paragraph that is a table written without outer pipes (GitHub's cookie list,
+    "GitHub | `ghcc` | This cookie validates ... | 180 Days"): two lines or more, each with a
+    cell border outside code spans, and no sentence running on from one line to the next
+    (every line has the same number of cells)."""
+    rows = text[block.start : block.end].splitlines()
+    counts = {len(cells(r)) for r in rows if not _DELIMITER_ROW.match(r)}
+    return (
+        len(rows) >= 2
+        and len(counts) == 1
+        and min(counts) >= 2
+        and all("|" in _CODE_SPANS.sub("", r) for r in rows)
+    )
+
+
+def _rows(text: str, base: int, block: markdown.Block) -> list[Unit]:
+    """A table's body rows, one unit each, with its header row's cells as their `header`
+    (the line right above the delimiter row; a table cut by a chunk may have neither, and
+    a row cut by one, no longer a whole line of the table, is no unit)."""
+    lines = []
+    pos = block.start
+    for line in text[block.start : block.end].split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    header = ""
+    out: list[Unit] = []
+    for i, (pos, line) in enumerate(lines):
+        if _DELIMITER_ROW.match(line):
+            continue
+        if i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1][1]):
+            header = " | ".join(display(c) for c in cells(line))
+            continue
+        lo = pos + len(line) - len(line.lstrip())
+        hi = pos + len(line.rstrip())
+        whole = not line.lstrip().startswith("|") or line.rstrip().endswith("|")
+        if hi > lo and whole and len(cells(line)) >= 2:
+            out.append(replace(_unit(text, base, lo, hi, "row"), header=header))
+    return out
 
 
 def _wrapper(text: str, block: markdown.Block) -> bool:

@@ -413,3 +413,49 @@ def test_a_unit_is_read_with_its_heading_path_only_in_a_sectioned_document() -> 
     assert unit_input(deep, "They expire.") == "Upload > Tokens > Expiry\n\nThey expire."
     other = deep.model_copy(update={"title": "Tokens"})  # a title its headings repeat
     assert unit_input(other, "They expire.") == "Tokens > Expiry\n\nThey expire."
+
+
+TABLE = (
+    "# Cookies\n"  # 0..10
+    "\n"
+    "| Name | Expiration |\n"  # 11..32
+    "| --- | --- |\n"  # 33..46
+    "| `user_session` | Two weeks |\n"  # 47..77
+    "| `color_mode` | Session |\n"  # 78..104
+    "\n"
+    "Name | Purpose | Expiration\n"  # 106..133: a table without outer pipes
+    "---|---|---\n"  # 134..145
+    "`ghcc` | Validates the choice about cookies | 180 Days\n"  # 146..200
+)
+
+
+def test_a_table_row_is_a_unit_read_under_its_column_names() -> None:
+    found = units(_whole(TABLE))
+    rows = [(u.kind, u.start, u.end, u.display, u.header) for u in found]
+    assert rows == [
+        ("row", 47, 77, "`user_session` | Two weeks", "Name | Expiration"),
+        ("row", 78, 104, "`color_mode` | Session", "Name | Expiration"),
+        (
+            "row",
+            146,
+            200,
+            "`ghcc` | Validates the choice about cookies | 180 Days",
+            "Name | Purpose | Expiration",
+        ),
+    ]
+    assert all(TABLE[u.start : u.end] == u.quote for u in found)
+    assert found[0].scored == "Name | Expiration\n`user_session` | Two weeks"
+
+
+def test_a_table_cut_by_its_chunk_keeps_whole_rows_only() -> None:
+    text = "| `a_b` | `str | None` | Two weeks |\n| `x` | One ye"  # the chunk ends mid-row
+    found = units(_whole(text))
+    assert [(u.kind, u.start, u.end, u.display) for u in found] == [
+        ("row", 0, 36, "`a_b` | `str | None` | Two weeks")
+    ]
+    assert found[0].header == ""
+
+
+def test_prose_with_a_pipe_in_code_is_no_table() -> None:
+    text = "Declare it as `str | None` to make it optional.\nThe default is `None`.\n"
+    assert [u.kind for u in units(_whole(text))] == ["sentence", "sentence"]
