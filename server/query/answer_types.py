@@ -56,6 +56,12 @@ _DATA_NOUN = (
 )
 
 # An amount of money, and a charge waived: what a price and a fee are stated by.
+# Time away from work: what "how much paid leave" and "how much notice" ask an amount of.
+_TIME_OFF = (
+    r"(?:(?:parental |sick |family |medical |maternity |paternity |annual )?leave|"
+    r"time[ -]off|vacation|holidays?|PTO|notice|sabbatical)\b"
+)
+_AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
 _MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
 _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
 
@@ -72,19 +78,22 @@ class AnswerType:
     headed: bool = False
 
     def stated_in(self, text: str) -> bool:
-        """Whether `text` states a value of this kind, read without inline-code and strong
-        markers ("(`2678400` seconds)", "**30** days")."""
+        """Whether `text` states a value of this kind, read without inline-code and emphasis
+        markers ("(`2678400` seconds)", "**30** days", "Every *three* years")."""
         return self.states.search(_MARKERS.sub("", text)) is not None
 
 
-_MARKERS = re.compile(r"`+|\*\*")
+# Backticks, and asterisks that open or close emphasis on a word (not "2 * 3").
+_MARKERS = re.compile(r"`+|\*+(?=\w)|(?<=\w)\*+")
 
 
 TYPES: tuple[AnswerType, ...] = (
     AnswerType(
         "price",
         re.compile(
+            # ("How much fully paid leave ...?" asks for a span of time, `_TIME_OFF`)
             r"\bhow much\b[^?.]*\b(?:cost|costs|charge|charges|pay|pays|paid|price|fee|fees)\b"
+            rf"(?!\s+{_TIME_OFF})"
             r"|\bwhat (?:is|are) the (?:price|cost|fee)s?\b|\bprize money\b",
             _I,
         ),
@@ -92,6 +101,20 @@ TYPES: tuple[AnswerType, ...] = (
         # is no price of taking part)
         re.compile(
             rf"{_MONEY}|(?<![\w-])free\b|{_NO_CHARGE}|\bnot charge\b",
+            _I,
+        ),
+    ),
+    AnswerType(
+        "amount of money",  # a sum paid to or by someone, named by what it is
+        re.compile(
+            r"\b(?:what|how much)\s+(?:is|are|was|were)\s+(?:the|my|our|your|their)\s+"
+            r"(?:[\w-]+\s+){0,2}?(?:deductibles?|premiums?|salary|salaries|wages?|stipends?|"
+            r"budgets?|spending\s+limits?|reimbursements?|bonus(?:es)?|co-?pays?)\b",
+            _I,
+        ),
+        # a sum, a share of one ("100% of the premium"), or nothing to pay
+        re.compile(
+            rf"{_MONEY}|\b\d+(?:\.\d+)?\s?(?:%|percent\b)|{_NO_CHARGE}|(?<![\w-])free\b",
             _I,
         ),
     ),
@@ -146,6 +169,8 @@ TYPES: tuple[AnswerType, ...] = (
             r"\bhow long (?:do|does|did|will|would|can|could|should|must|may|has|have|had|"
             r"until|before|after|to)\b"
             r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
+            # "How much paid leave / notice ...?": an amount of time off
+            rf"|\bhow much (?:(?!(?:{_AUX})\b)[\w-]+ ){{0,2}}?{_TIME_OFF}"
             # "what keep-alive timeout ...", "which expiry ...", "what is the default network
             # timeout ...", "what is the maximum duration ...": a named span of time
             r"|\b(?:what|which)\s+(?:(?:is|are|was|were)\s+(?:the\s+)?)?(?:[\w'’-]+\s+){0,3}?"
@@ -636,6 +661,8 @@ _DEFINES = (
     r"(?:\s+(?:means|refers\s+to|stands\s+for|is\s+(?:an?|the|what|how|used)|are\s+(?:the|used))\b"
     r"|\s*[-–—:]\s)"
 )
+# The term in the plural, then what any term is, or "are" and what they are.
+_PLURAL_DEFINES = rf"(?:s|es)(?:{_DEFINES}|\s+are\s+(?!not\b|also\b)\w+)"
 _MARKUP = re.compile(r"^[\s>*+\-\d.)#]*|[*_`\"“”'‘’]")  # list markers, emphasis, quotes
 
 
@@ -654,10 +681,12 @@ def asked_term(question: str) -> str | None:
 def defines_asked(question: str, text: str) -> bool:
     """Whether `text` opens with the definition of the term the question asks about:
     the term first (after list markers and emphasis), then "means", "is a", "refers to" or a
-    dash or colon ('"Dependency Injection" means ...', "`allow_origins` - A list of ...")."""
+    dash or colon ('"Dependency Injection" means ...', "`allow_origins` - A list of ..."); or
+    the term in the plural, then "are" ("Cookies are small text files ..." for "What is a
+    cookie?")."""
     term = asked_term(question)
     if not term:
         return False
     plain = _MARKUP.sub("", text.lstrip()[:300])
     words = re.escape(_MARKUP.sub("", term))
-    return bool(re.match(rf"(?:(?:the|an?)\s+)?{words}{_DEFINES}", plain, _I))
+    return bool(re.match(rf"(?:(?:the|an?)\s+)?{words}(?:{_DEFINES}|{_PLURAL_DEFINES})", plain, _I))

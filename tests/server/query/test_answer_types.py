@@ -74,6 +74,17 @@ from server.query.answer_types import (
         ("What is the min length of a password?", ["length"]),
         ("Is there a length limit on titles?", ["length"]),
         ("How do I enforce a maximum length for an option?", []),  # a way, not a value
+        # paid time off is an amount of time, not of money
+        ("How much fully paid leave does a primary caregiver get?", ["duration"]),
+        ("How much notice must I give before I resign?", ["duration"]),
+        ("How much paid time off do I get?", ["duration"]),
+        ("How much are contractors paid per hour?", ["price"]),
+        # a sum named by what it is
+        ("What is the annual deductible on the PPO plan?", ["amount of money"]),
+        ("What is the spending limit on my company card?", ["amount of money"]),
+        ("How much is the home office budget?", ["amount of money"]),
+        ("What is the dual-use research allowance about?", []),
+        ("How much does the leave insurance cost?", ["price"]),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -97,6 +108,17 @@ def test_a_frequency_is_a_period_a_count_of_times_or_a_word_for_either() -> None
     assert unstated(q, ["Pings keep proxies from closing the connection."]) == ["frequency"]
     # a span of time is no frequency
     assert unstated(q, ["A ping times out after 30 seconds."]) == ["frequency"]
+    # read through emphasis: "every *three* years" is "every three years"
+    sabbatical = "How often can I take a sabbatical?"
+    assert unstated(sabbatical, ["Every *three* years you may take a sabbatical."]) == []
+    assert unstated(sabbatical, ["A sabbatical lasts *six* weeks."]) == ["frequency"]
+
+
+def test_an_amount_of_money_is_a_sum_a_share_or_nothing_to_pay() -> None:
+    q = "What is the annual deductible on the PPO plan?"
+    assert unstated(q, ["The deductible is $1,500 per person."]) == []
+    assert unstated(q, ["The plan covers 100% of the deductible."]) == []
+    assert unstated(q, ["The PPO plan is offered through Blue Cross."]) == ["amount of money"]
 
 
 def test_a_fee_is_an_amount_or_a_share() -> None:
@@ -307,6 +329,12 @@ def test_defines_asked_wants_the_term_first_then_a_definition() -> None:
     assert defines_asked(q, "* `allow_origins` - A list of origins that may call the API.")
     assert not defines_asked(q, "None of `allow_origins` and `allow_methods` can be `['*']`.")
     assert not defines_asked("Which port does it use?", "Port - the TCP port.")
+    # the term in the plural: what they are
+    cookie = "What is a cookie?"
+    assert defines_asked(cookie, "Cookies are small text files stored by your browser.")
+    assert not defines_asked(cookie, "Cookies are not shared with third parties.")
+    assert not defines_asked(cookie, "Google | `SSID` | This cookie is used to track.")
+    assert not defines_asked(cookie, "Cookie banners are shown in some regions.")
 
 
 TICKET = "How much does a ticket to GitHub Universe cost?"
