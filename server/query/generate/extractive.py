@@ -132,7 +132,7 @@ def features(
     if not pairs:
         return []
     qwords = set(content_words(question))
-    vectors = embedder.embed_documents([unit_input(h.chunk, s.display) for h, s in pairs])
+    vectors = embedder.embed_documents([unit_input(h.chunk, s.scored) for h, s in pairs])
     qv = embedder.embed_query(question)
     best = max(h.score_norm for h in hits[:evidence_hits]) or 1.0
     return [
@@ -372,12 +372,31 @@ def _covers(a: Picked, b: Picked) -> bool:
 
 
 def _redundant(cand: Picked, chosen: Sequence[Picked], cfg: GenerationSettings) -> bool:
-    """A chosen unit says much the same: most words alike, or most of `cand`'s inside it."""
+    """A chosen unit says much the same: most words alike, or most of `cand`'s inside it,
+    and no number of `cand` it lacks ("up to 16 weeks leave" for the primary caregiver is
+    not said by "up to 6 weeks leave" for the secondary one)."""
+    numbers = _numbers(cand)
     return any(
-        _jaccard(cand.words, c.words) > cfg.redundant_overlap
-        or _inside(cand.words, c.words) > cfg.redundant_containment
+        (
+            _jaccard(cand.words, c.words) > cfg.redundant_overlap
+            or _inside(cand.words, c.words) > cfg.redundant_containment
+        )
+        and numbers <= _numbers(c)
         for c in chosen
     )
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _numbers(p: Picked) -> frozenset[str]:
+    """The numbers a unit writes, as written, and without a decimal zero ("10.0" is 10)."""
+    found = _NUMBER.findall(p.sentence.display)
+    return frozenset(found) | {n.removesuffix(".0") for n in found}
+
+
+def _question_numbers(question: str) -> frozenset[str]:
+    return frozenset(_NUMBER.findall(question))
 
 
 # Characters a chosen unit needs for a longer unit of another document to be a copy of it
@@ -437,7 +456,11 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
             (i for i, c in enumerate(chosen) if defines_asked(question, c.sentence.display)), None
         )
     if lead is None and asks_how_to(question):
-        lead = next((i for i, c in enumerate(chosen) if shows_code(c.sentence)), None)
+        code = [i for i, c in enumerate(chosen) if shows_code(c.sentence)]
+        # of those, the one with most of the question's numbers ("60 seconds to connect,
+        # 10 for everything else": `Timeout(10.0, connect=60.0)`), the better scored of equals
+        asked = _question_numbers(question)
+        lead = max(code, key=lambda i: (len(asked & _numbers(chosen[i])), -i), default=None)
     if lead is None and chosen:
         # units scored within `margin` of the best are as good an answer by score: of them,
         # the one most about the asked thing leads ("Which IP address does fastapi run listen

@@ -658,3 +658,44 @@ def test_a_lead_that_leans_on_the_sentence_before_is_cited_with_it() -> None:
     assert lead_with_head(ranked, [it], cfg) == [it]
     off = cfg.model_copy(update={"join_continuations": False})
     assert lead_with_head(ranked, [but], off) == [but]
+
+
+def test_a_unit_alike_in_words_but_giving_another_number_is_no_repeat() -> None:
+    # 37signals handbook: the primary caregiver's "16 weeks" was dropped as a repeat of the
+    # secondary caregiver's "6 weeks" (the same words but one)
+    doc = (
+        "The secondary caregiver can take up to 6 weeks leave at 100% pay. "
+        "The primary caregiver can take up to 16 weeks leave at 100% pay. "
+        "Any caregiver can take up to 6 weeks leave at 100% pay."
+    )
+    pick = _picker(doc)
+    words = frozenset({"caregiver", "take", "weeks", "leave", "pay"})
+    found = [
+        Features(p.hit, p.sentence, cos, 0.0, 1.0, words)
+        for p, cos in (
+            (pick("The secondary", 0.0), 0.9),
+            (pick("The primary", 0.0), 0.8),
+            (pick("Any caregiver", 0.0), 0.7),
+        )
+    ]
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
+    chosen = select(found, cfg, 4)
+    assert [doc[p.sentence.start : p.sentence.start + 13] for p in chosen] == [
+        "The secondary",
+        "The primary c",
+    ]
+
+
+def test_of_the_code_units_the_one_with_the_question_s_numbers_leads() -> None:
+    doc = (
+        "For example:\n\n```python\nclient = httpx.Client(timeout=5.0)\n```\n\n"
+        "You can configure each timeout:\n\n```python\n"
+        "timeout = httpx.Timeout(10.0, connect=60.0)\n```\n"
+    )
+    pick = _picker(doc)
+    five, tuned = pick("For example", 0.9), pick("You can configure", 0.8)
+    q = "How do I allow 60 seconds to connect but only 10 seconds for everything else?"
+    assert lead_with_value(q, [five, tuned]) == [tuned, five]
+    # no number asked, or none written: the better scored code unit leads
+    assert lead_with_value("How do I set a timeout?", [five, tuned]) == [five, tuned]
+    assert lead_with_value("How do I wait 30 seconds?", [five, tuned]) == [five, tuned]
