@@ -9,7 +9,10 @@ A unit is one exact span of a chunk that can stand on its own as an answer:
   file is not in the corpus: the sentence, with the include's target as a `reference`;
 - a content tab's label with the code, list or table right under it (`=== "Zsh"` over the
   zsh command, mkdocs-material), shown as "Zsh:" and what it labels;
-- a list item on its own (code or a table with no sentence before it is no unit).
+- a list item on its own;
+- a table's body row on its own, when no sentence leads into the table, with its header
+  row's cells as the column names it is scored under (code with no sentence before it is
+  no unit).
 
 A block indented under a tab or an admonition is shown one level out (dedented); its quote
 stays the exact span.
