@@ -61,6 +61,11 @@ _TIME_OFF = (
     r"(?:(?:parental |sick |family |medical |maternity |paternity |annual )?leave|"
     r"time[ -]off|vacation|holidays?|PTO|notice|sabbatical)\b"
 )
+# What a sum is named by: the thing a value is asked of, not an asking word.
+_MONEY_NOUN = (
+    r"(?:deductibles?|premiums?|salary|salaries|wages?|stipends?|budgets?|spending\s+limits?|"
+    r"reimbursements?|bonus(?:es)?|co-?pays?)"
+)
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
 _MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
 _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
@@ -108,8 +113,10 @@ TYPES: tuple[AnswerType, ...] = (
         "amount of money",  # a sum paid to or by someone, named by what it is
         re.compile(
             r"\b(?:what|how much)\s+(?:is|are|was|were)\s+(?:the|my|our|your|their)\s+"
-            r"(?:[\w-]+\s+){0,2}?(?:deductibles?|premiums?|salary|salaries|wages?|stipends?|"
-            r"budgets?|spending\s+limits?|reimbursements?|bonus(?:es)?|co-?pays?)\b",
+            rf"(?:[\w-]+\s+){{0,2}}?{_MONEY_NOUN}\b"
+            # "Above what amount do I need a receipt?", "What dollar amount ...?" (not "what
+            # amount of time")
+            r"|\b(?:what|which) (?:dollar |monetary )?amount\b(?!\s+of\b)",
             _I,
         ),
         # a sum, a share of one ("100% of the premium"), or nothing to pay
@@ -121,7 +128,9 @@ TYPES: tuple[AnswerType, ...] = (
     AnswerType(
         "fee",
         re.compile(
-            r"\bwhat (?:\w+ )?(?:fee|fees|commission|cut)\b(?! waiver)|\bwhat share of\b", _I
+            r"\bwhat (?:\w+ )?(?:fee|fees|commission|cut)\b(?! waiver)"
+            r"|\b(?:what|which) (?:share|portion|fraction|proportion) of\b",
+            _I,
         ),
         # an amount of money, or a share of it
         re.compile(
@@ -523,12 +532,21 @@ _ASKING = _words(
 )
 
 
-# ... and the words of the asking patterns ("cost", "fee", "interval", "timeout", ...).
+def _pattern_words(pattern: str) -> set[str]:
+    return {
+        c
+        for w in re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", pattern))
+        for c in content_words(w)
+    }
+
+
+# ... and the words of the asking patterns ("cost", "fee", "interval", "timeout", ...), but
+# not the names of what a value is asked of ("leave", "notice", "deductible", "salary"): a
+# claim about the deductible is about what was asked.
 _ASKING_WORDS = _ASKING | {
-    c
+    w
     for t in TYPES
-    for w in re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", t.asks.pattern))
-    for c in content_words(w)
+    for w in _pattern_words(t.asks.pattern.replace(_TIME_OFF, " ").replace(_MONEY_NOUN, " "))
 }
 
 

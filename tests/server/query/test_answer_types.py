@@ -84,6 +84,10 @@ from server.query.answer_types import (
         ("What is the spending limit on my company card?", ["amount of money"]),
         ("How much is the home office budget?", ["amount of money"]),
         ("What is the dual-use research allowance about?", []),
+        ("Above what amount do I have to upload a receipt?", ["amount of money"]),
+        ("What amount of time do I have to respond?", []),
+        ("Which share of the premium does the company pay?", ["fee"]),
+        ("What portion of the sale goes to the developer?", ["fee"]),
         ("How much does the leave insurance cost?", ["price"]),
     ],
 )
@@ -350,6 +354,12 @@ GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to res
         (GRIEVANCE, {"grievance", "officer", "india", "respond"}),
         ("What is the maximum file size for GitHub Pages sites?", {"page", "site"}),
         ("How much does GitHub cost?", set()),  # nothing but the name: nothing to bind
+        # what a sum or time off is named by is what the value is of
+        (
+            "What is the annual deductible on the medical plan?",
+            {"annual", "deductible", "medical", "plan"},
+        ),
+        ("How much paid leave does a caregiver get?", {"leave", "caregiver", "get"}),
     ],
 )
 def test_focus_words_say_what_the_value_is_of(question: str, focus: set[str]) -> None:
