@@ -65,10 +65,12 @@ _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n"
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 _ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\d+", re.I)
 # A reading verb that opens the sentence, after connectives ("And then", "Also"), a "you
-# (can|will ...) (also)" or a "For more details," lead-in.
+# (can|will ...) (also)" or a "For more details," lead-in (up to its comma: "For more
+# information on using proxies in HTTPX, see [HTTP Proxying](...)").
 _READING_VERB = re.compile(
     r"^\W*(?:(?:and|then|so|also|now|next|but|please)\W+)*"
-    r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?\W+)?"
+    r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?"
+    r"(?:\s+(?:on|about|of|regarding)\b[^,.;:]{1,80},)?\W+)?"
     r"(?:you\s+(?:(?:can|could|will|would|might|should|may)\s+)?(?:also\s+)?)?"
     r"(?:read|see|check|learn|refer|visit|find|look|go)\b",
     re.I,
