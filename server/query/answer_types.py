@@ -557,13 +557,19 @@ _POSSESSIVE = re.compile(r"['’]s?\b")
 COMMON_SHARE = 0.85
 
 
+# A word that may be a name: capitalised ("GitHub"), or a number run into letters
+# ("37signals", "1Password").
+_NAME_WORD = re.compile(r"\b(?:[A-Z]|\d+[A-Za-z])[\w-]*")
+
+
 def common_names(question: str, texts: Sequence[str]) -> frozenset[str]:
-    """The question's capitalised words that at least `COMMON_SHARE` of `texts` hold (the
-    hits' title, headings and text): the corpus's own name ("GitHub", "FastAPI"), which says
-    nothing of what is asked about. Possessives are left out ("GitHub's")."""
+    """The question's capitalised words (or numbers run into letters: "37signals") that at
+    least `COMMON_SHARE` of `texts` hold (the hits' title, headings and text): the corpus's
+    own name ("GitHub", "FastAPI"), which says nothing of what is asked about. Possessives
+    are left out ("GitHub's")."""
     if not texts:
         return frozenset()
-    caps = {w for t in re.findall(r"\b[A-Z][\w-]*", question) for w in content_words(t)}
+    caps = {w for t in _NAME_WORD.findall(question) for w in content_words(t)}
     held = [set(content_words(text)) for text in texts]
     return frozenset(w for w in caps if sum(w in h for h in held) >= COMMON_SHARE * len(held))
 

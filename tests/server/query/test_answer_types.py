@@ -422,6 +422,10 @@ def test_the_corpus_name_is_the_one_nearly_every_hit_holds() -> None:
     assert common_names(q, hits[1:]) == {"flask"}  # 6 of 7 (0.857)
     assert common_names(q, hits[2:]) == set()  # 5 of 6 (0.833): a topic, not the corpus
     assert common_names(q, []) == set()
+    # a name that opens with digits ("37signals": content words "37" and "signal")
+    share = "Which share of the premium does 37signals pay?"
+    pages = ["37signals pays the premium.", "At 37signals we meet twice a year."]
+    assert common_names(share, pages) == {"37", "signal"}
 
 
 def test_code_in_the_question_is_no_name_a_value_must_be_bound_to() -> None:
