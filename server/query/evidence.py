@@ -64,11 +64,14 @@ _CODE_SPANS = re.compile(r"`[^`\n]*`")
 _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 _ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\d+", re.I)
-# A reading verb that opens the sentence, after connectives ("And then", "Also"), a "you
-# (can|will ...) (also)" or a "For more details," lead-in (up to its comma: "For more
+# A reading verb that opens the sentence, after connectives ("And then", "Also"), a purpose
+# or condition up to its comma ("To see all the options,", "If you want to know more,"), a
+# "you (can|will ...) (also)" or a "For more details," lead-in (up to its comma: "For more
 # information on using proxies in HTTPX, see [HTTP Proxying](...)").
 _READING_VERB = re.compile(
     r"^\W*(?:(?:and|then|so|also|now|next|but|please)\W+)*"
+    # a purpose or condition before it: "To see all the other options, read the [docs](...)"
+    r"(?:(?:to|if|when)\s+[^,.;:]{1,80},\s*)?"
     r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?"
     r"(?:\s+(?:on|about|of|regarding)\b[^,.;:]{1,80},)?\W+)?"
     r"(?:you\s+(?:(?:can|could|will|would|might|should|may)\s+)?(?:also\s+)?)?"

@@ -124,6 +124,12 @@ def test_pointers_and_change_entries_are_told_by_general_features() -> None:
     # the lead-in may say what there is more of, up to its comma (httpx's docs)
     assert is_pointer("For more information on using proxies in HTTPX, see [HTTP Proxying](p.md).")
     assert not is_pointer("For more information on proxies, the client reads HTTP_PROXY.")
+    # ... or a purpose or condition (FastAPI's Swagger UI page)
+    assert is_pointer(
+        "To see all the other possible configurations you can use, read the [docs](u)."
+    )
+    assert is_pointer("If you want to learn more, see the [security section](security/index.md).")
+    assert not is_pointer("To see the docs, open http://127.0.0.1:8000/docs in your browser.")
     assert not is_pointer("First install [`python-multipart`](https://github.com/k/pm).")
     assert not is_pointer("You can check the `request.url` attribute of the request object.")
     assert not is_pointer("The browser sends a preflight request to check the origin.")
