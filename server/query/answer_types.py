@@ -503,6 +503,21 @@ _HOW_LONG_BE = re.compile(r"\bhow long (?:is|are|was|were)\b", _I)
 _DURATION = next(t for t in TYPES if t.name == "duration")
 
 
+# A default given, not only named: "By default, X ...", "X defaults to Y", "the default is
+# Y", "Default: `False`", "Sending it every time (the default) ...".
+_GIVES_DEFAULT = re.compile(
+    r"\bby\s+default\b|^\W*default\s*:|\bdefaults?\s+to\b|\bdefault(?:\s+value)?\s+(?:is|was)\b"
+    r"|\((?:the\s+)?default\)",
+    _I,
+)
+_DEFAULT = next(t for t in TYPES if t.name == "default value")
+
+
+def gives_default(question: str, text: str) -> bool:
+    """The question asks for a default and `text` gives one (`_GIVES_DEFAULT`)."""
+    return _DEFAULT in asked_types(question) and bool(_GIVES_DEFAULT.search(_MARKERS.sub("", text)))
+
+
 def leads(question: str, text: str) -> bool:
     """Whether `text` may lead the answer as its direct value: it states a kind the question
     asks for (`states_asked`), or a duration for a "how long is/are" question."""

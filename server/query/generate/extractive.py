@@ -41,6 +41,7 @@ from server.query.answer_types import (
     common_names,
     defines_asked,
     focus_words,
+    gives_default,
     leads,
     stated_kinds,
 )
@@ -450,7 +451,10 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
     stating = [i for i, c in enumerate(chosen) if leads(question, c.sentence.display)]
     said = {i: stated_kinds(question, chosen[i].sentence.display) for i in stating}
     stating = [i for i in stating if said[i] == max(said.values())]  # most of what is asked
-    lead = _most_about(question, chosen, stating)
+    # a default asked for: a unit that gives one ("By default the certifi CA bundle is used")
+    # before one that only names it ("... instead of the default location")
+    giving = [i for i in stating if gives_default(question, chosen[i].sentence.display)]
+    lead = _most_about(question, chosen, giving or stating)
     if lead is None:
         lead = next(
             (i for i, c in enumerate(chosen) if defines_asked(question, c.sentence.display)), None

@@ -699,3 +699,19 @@ def test_of_the_code_units_the_one_with_the_question_s_numbers_leads() -> None:
     # no number asked, or none written: the better scored code unit leads
     assert lead_with_value("How do I set a timeout?", [five, tuned]) == [five, tuned]
     assert lead_with_value("How do I wait 30 seconds?", [five, tuned]) == [five, tuned]
+
+
+def test_of_the_units_naming_an_asked_default_one_that_gives_it_leads() -> None:
+    # httpx x16: "... instead of the default location" led "By default the certifi CA bundle
+    # is used for SSL verification."
+    pick = _picker(
+        "# SSL\n\n"
+        "If `SSL_CERT_FILE` is set, the CA bundle is read from it instead of the default "
+        "location.\n\n"
+        "By default the certifi CA bundle is used for SSL verification.\n"
+    )
+    names, gives = pick("If `SSL_CERT_FILE`", 0.9), pick("By default", 0.8)
+    q = "Which CA bundle does the client use by default?"
+    assert lead_with_value(q, [names, gives]) == [gives, names]
+    # not asked for a default: the better scored leads
+    assert lead_with_value("Where is the CA bundle read from?", [names, gives]) == [names, gives]
