@@ -492,18 +492,45 @@ def _picker(doc: str) -> Callable[[str, float], Picked]:
     return pick
 
 
-def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads() -> None:
-    pick = _picker(
-        "# Sessions\n\n"
-        "Sending the cookie every time (the default) keeps the session from expiring.\n\n"
-        "Default: `timedelta(days=31)` (`2678400` seconds)\n"
-    )
-    sending, value = pick("Sending", 0.9), pick("Default:", 0.6)
-    # asked a duration and a default: the first gives only a default, the second both
-    q = "How long does a session last by default?"
-    assert lead_with_value(q, [sending, value]) == [value, sending]
-    # asked a default only: both give one, the better scored leads
-    assert lead_with_value("What is the default?", [sending, value]) == [sending, value]
+SESSIONS = (
+    "# Sessions\n\n"
+    "Sending the cookie every time (the default) keeps the session from expiring.\n\n"
+    "Default: `timedelta(days=31)` (`2678400` seconds)\n"
+)
+# httpx x16: "... instead of the default location" led "By default the certifi CA bundle is used"
+CA_BUNDLE = (
+    "# SSL\n\n"
+    "If `SSL_CERT_FILE` is set, the CA bundle is read from it instead of the default "
+    "location.\n\n"
+    "By default the certifi CA bundle is used for SSL verification.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("doc", "question", "second_leads"),
+    [
+        # asked a duration and a default: the first gives only a default, the second both
+        (SESSIONS, "How long does a session last by default?", True),
+        # asked a default only: both give one, the better scored leads
+        (SESSIONS, "What is the default?", False),
+        # asked a default: one that gives it leads one that only names it
+        (CA_BUNDLE, "Which CA bundle does the client use by default?", True),
+        (CA_BUNDLE, "Where is the CA bundle read from?", False),  # no default asked
+    ],
+)
+def test_of_the_units_that_state_an_asked_kind_one_stating_more_of_them_leads(
+    doc: str, question: str, second_leads: bool
+) -> None:
+    pick = _picker(doc)
+    opening, closing = _paragraphs(doc)
+    first, second = pick(opening, 0.9), pick(closing, 0.6)
+    expected = [second, first] if second_leads else [first, second]
+    assert lead_with_value(question, [first, second]) == expected
+
+
+def _paragraphs(doc: str) -> list[str]:
+    """The first words of each paragraph under the heading."""
+    return [p[:12] for p in doc.split("\n\n")[1:]]
 
 
 def test_a_unit_is_read_with_the_sentence_before_it_in_its_paragraph() -> None:
@@ -699,19 +726,3 @@ def test_of_the_code_units_the_one_with_the_question_s_numbers_leads() -> None:
     # no number asked, or none written: the better scored code unit leads
     assert lead_with_value("How do I set a timeout?", [five, tuned]) == [five, tuned]
     assert lead_with_value("How do I wait 30 seconds?", [five, tuned]) == [five, tuned]
-
-
-def test_of_the_units_naming_an_asked_default_one_that_gives_it_leads() -> None:
-    # httpx x16: "... instead of the default location" led "By default the certifi CA bundle
-    # is used for SSL verification."
-    pick = _picker(
-        "# SSL\n\n"
-        "If `SSL_CERT_FILE` is set, the CA bundle is read from it instead of the default "
-        "location.\n\n"
-        "By default the certifi CA bundle is used for SSL verification.\n"
-    )
-    names, gives = pick("If `SSL_CERT_FILE`", 0.9), pick("By default", 0.8)
-    q = "Which CA bundle does the client use by default?"
-    assert lead_with_value(q, [names, gives]) == [gives, names]
-    # not asked for a default: the better scored leads
-    assert lead_with_value("Where is the CA bundle read from?", [names, gives]) == [names, gives]
