@@ -94,8 +94,8 @@ def display(text: str) -> str:
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
     # emphasis markers outside code spans (`__init__.py` is code): `**x**` anywhere,
     # `__x__` only between non-word characters (CommonMark: snake__case__ is no emphasis)
-    spans = [m.group(0) for m in _CODE_SPAN.finditer(text)]
-    text = _CODE_SPAN.sub("\x00", text)
+    spans = [m.group(0) for m in CODE_SPAN.finditer(text)]
+    text = CODE_SPAN.sub("\x00", text)
     text = re.sub(r"\*\*(.+?)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1\2", text)
     # the other half of a strong span split between sentences ("... limited to $500.**")
     text = re.sub(r"^\s*(?:\*\*|__)(?=\S)|(?<=\S)(?:\*\*|(?<!\w)__)\s*$", "", text)
@@ -105,7 +105,8 @@ def display(text: str) -> str:
     return " ".join(text.split())
 
 
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")  # CommonMark: runs of equal length
+# An inline code span (CommonMark: a run of backticks closed by a run of the same length).
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 _TOKEN = re.compile(r"[\w][\w+#.'’-]*")

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from server.core.text import content_words, mentions, named_terms
+from server.core.text import CODE_SPAN, content_words, mentions, named_terms
 
 _I = re.IGNORECASE
 _SPELLED = (
@@ -629,9 +629,6 @@ def unbound(
     return [f"{k} (about: {about})" for k in kinds]
 
 
-_CODE_SPAN = re.compile(r"`[^`]*`")
-
-
 def _bound_words(text: str) -> set[str]:
     """The content words a claim and its headings hold, an identifier's parts included: a
     setting's heading `SECRET_KEY_FALLBACKS` is about the secret key."""
@@ -673,7 +670,7 @@ def _own_names(question: str, common: frozenset[str]) -> list[str]:
     when one-word names counted too). Capitalised words in the question's code spans are
     code, not names (`str | None = Header()` named "None Header")."""
     out = []
-    for name in named_terms(_CODE_SPAN.sub(" ", question)):
+    for name in named_terms(CODE_SPAN.sub(" ", question)):
         words = name.split()
         rest = [w for w in words if not set(content_words(w)) <= common]
         if len(words) > 1 and rest:

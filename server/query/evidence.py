@@ -45,6 +45,7 @@ from typing import Literal
 from server.core import markdown
 from server.core.contracts import Chunk, Hit
 from server.core.text import (
+    CODE_SPAN,
     HEADING_SEPARATOR,
     HTML_COMMENT,
     HTML_TAG,
@@ -59,7 +60,6 @@ _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
 UnitKind = Literal["sentence", "lead_in", "item", "code", "row"]
 # A table's delimiter row ("| --- | :---: |", "---|---"): the line under its header row.
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_CODE_SPANS = re.compile(r"`[^`\n]*`")
 
 _SENT_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
@@ -275,8 +275,8 @@ def _unit(
     if kind == "code":
         prose, shown = "", quote.strip()
     elif kind == "row":
-        prose = " ".join(cells(quote))
-        shown = " | ".join(display(c) for c in cells(quote))
+        prose = " ".join(_cells(quote))
+        shown = " | ".join(display(c) for c in _cells(quote))
     elif kind == "item":
         prose = text[lo + _marker_end(quote) : hi]
         shown = display(prose)
@@ -395,10 +395,10 @@ def units(
     return found  # code, tables, headings and directives count only with a lead-in
 
 
-def cells(row: str) -> list[str]:
+def _cells(row: str) -> list[str]:
     """The cells of a table row, outer pipes and padding removed; a pipe inside a code span
     (`str | None`) or escaped (`\\|`) is text, not a border."""
-    guarded = _CODE_SPANS.sub(lambda m: m.group().replace("|", "\0"), row.replace("\\|", "\1"))
+    guarded = CODE_SPAN.sub(lambda m: m.group().replace("|", "\0"), row.replace("\\|", "\1"))
     parts = guarded.strip().strip("|").split("|")
     return [c.replace("\0", "|").replace("\1", "\\|").strip() for c in parts if c.strip()]
 
@@ -409,12 +409,12 @@ def _pipe_table(text: str, block: markdown.Block) -> bool:
     cell border outside code spans, and no sentence running on from one line to the next
     (every line has the same number of cells)."""
     rows = text[block.start : block.end].splitlines()
-    counts = {len(cells(r)) for r in rows if not _DELIMITER_ROW.match(r)}
+    counts = {len(_cells(r)) for r in rows if not _DELIMITER_ROW.match(r)}
     return (
         len(rows) >= 2
         and len(counts) == 1
         and min(counts) >= 2
-        and all("|" in _CODE_SPANS.sub("", r) for r in rows)
+        and all("|" in CODE_SPAN.sub("", r) for r in rows)
     )
 
 
@@ -422,23 +422,22 @@ def _rows(text: str, base: int, block: markdown.Block) -> list[Unit]:
     """A table's body rows, one unit each, with its header row's cells as their `header`
     (the line right above the delimiter row; a table cut by a chunk may have neither, and
     a row cut by one, no longer a whole line of the table, is no unit)."""
-    lines = []
-    pos = block.start
-    for line in text[block.start : block.end].split("\n"):
-        lines.append((pos, line))
-        pos += len(line) + 1
+    lines = [
+        (block.start + pos, line.rstrip("\n"))
+        for pos, line, _ in markdown.lines(text[block.start : block.end])
+    ]
     header = ""
     out: list[Unit] = []
     for i, (pos, line) in enumerate(lines):
         if _DELIMITER_ROW.match(line):
             continue
         if i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1][1]):
-            header = " | ".join(display(c) for c in cells(line))
+            header = " | ".join(display(c) for c in _cells(line))
             continue
         lo = pos + len(line) - len(line.lstrip())
         hi = pos + len(line.rstrip())
         whole = not line.lstrip().startswith("|") or line.rstrip().endswith("|")
-        if hi > lo and whole and len(cells(line)) >= 2:
+        if hi > lo and whole and len(_cells(line)) >= 2:
             out.append(replace(_unit(text, base, lo, hi, "row"), header=header))
     return out
 

@@ -47,6 +47,7 @@ from server.query.answer_types import (
 )
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, sentence_parts, unit_input, units
+from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
 
@@ -387,17 +388,8 @@ def _redundant(cand: Picked, chosen: Sequence[Picked], cfg: GenerationSettings) 
     )
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def _numbers(p: Picked) -> frozenset[str]:
-    """The numbers a unit writes, as written, and without a decimal zero ("10.0" is 10)."""
-    found = _NUMBER.findall(p.sentence.display)
-    return frozenset(found) | {n.removesuffix(".0") for n in found}
-
-
-def _question_numbers(question: str) -> frozenset[str]:
-    return frozenset(_NUMBER.findall(question))
+def _numbers(p: Picked) -> set[str]:
+    return normalise_numbers(p.sentence.display)
 
 
 # Characters a chosen unit needs for a longer unit of another document to be a copy of it
@@ -463,7 +455,7 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
         code = [i for i, c in enumerate(chosen) if shows_code(c.sentence)]
         # of those, the one with most of the question's numbers ("60 seconds to connect,
         # 10 for everything else": `Timeout(10.0, connect=60.0)`), the better scored of equals
-        asked = _question_numbers(question)
+        asked = normalise_numbers(question)
         lead = max(code, key=lambda i: (len(asked & _numbers(chosen[i])), -i), default=None)
     if lead is None and chosen:
         # units scored within `margin` of the best are as good an answer by score: of them,
