@@ -289,16 +289,29 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
 
 
 # A code identifier written the way only code writes it: a snake_case name
-# (`auto_envvar_prefix`) or a long command-line flag (`--log-level`).
-_IDENTIFIER = re.compile(r"(?<![\w.-])(?:--[a-z][a-z0-9-]+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w-])")
+# (`auto_envvar_prefix`), a dunder name (`__tablename__`) or a long command-line flag
+# (`--log-level`). Not after a dot: `self.x_y` is the asker's own object.
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])(?:--[a-z][a-z0-9-]+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|__[a-z][a-z0-9_]*__)(?![\w-])"
+)
+# A call written with its parentheses, `name()` or `obj.name()`: the function or method
+# `name` (lower case: a class's name is a name, `named_terms`). Read as `name(`, the way
+# code calls it; the object before the dot is the asker's variable and is not looked for.
+_CALL = re.compile(r"(?<![\w-])(?:[A-Za-z_]\w*\.)*([a-z_][a-z0-9_]*)\(\)")
 
 
 def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
-    """The code identifiers the question names (`_IDENTIFIER`) that none of `texts` holds,
-    in any case: a setting or flag the corpus never writes is one it does not document.
-    Questions only, as for `missing_names`."""
-    asked = dict.fromkeys(_IDENTIFIER.findall(question)) if is_question(question) else {}
+    """The code identifiers the question names (`_IDENTIFIER`) and the functions it calls
+    (`_CALL`, looked for as `name(`) that none of `texts` holds, in any case: a setting, flag or
+    method the corpus never writes is one it does not document ("Is there a
+    `session.add_all()` call ...?" of docs that never call `add_all`). Questions only, as
+    for `missing_names`."""
+    if not is_question(question):
+        return ()
+    # shown as asked ("add_all()"), looked for as code writes it ("add_all(")
+    asked = {i: i for i in _IDENTIFIER.findall(question)}
+    asked |= {f"{m}()": f"{m}(" for m in _CALL.findall(question)}
     if not asked:
         return ()
     pool = [t.lower() for t in texts]
-    return tuple(i for i in asked if not any(i.lower() in t for t in pool))
+    return tuple(i for i, probe in asked.items() if not any(probe.lower() in t for t in pool))

@@ -196,3 +196,14 @@ def test_missing_identifiers_are_snake_case_names_and_long_flags_no_text_holds()
     assert missing_identifiers("What does the self.x_y field hold?", texts) == ()  # dotted
     assert missing_identifiers("Is the Auto_Reload flag on?", texts) == ()  # not code-cased
     assert missing_identifiers("max_age and --log-level.", texts) == ()  # not a question
+
+
+def test_missing_identifiers_read_dunder_names_and_calls_as_code_writes_them() -> None:
+    """SQLModel's docs never call `add_all` or `count`, nor set `__tablename__`; the
+    asker's object before the dot (`session.`, `func.`) is not looked for, and a class's
+    call (`Field()`) is a name, not an identifier."""
+    texts = ["Then `session.add(hero)` and `session.commit()`.", "Use `Field()` and count rows."]
+    q = "Is there a session.add_all() call, or func.count(), or __tablename__?"
+    assert missing_identifiers(q, texts) == ("__tablename__", "add_all()", "count()")
+    assert missing_identifiers("Must I call db.commit() after s.add()?", texts) == ()
+    assert missing_identifiers("Does Field() take a default?", texts) == ()
