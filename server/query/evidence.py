@@ -367,9 +367,6 @@ def units(
     for i, block in enumerate(blocks):
         if i in led:  # taken by the lead-in before it, with the wrapper tags around it
             continue
-        if block.kind == "list":
-            found += [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, block)]
-            continue
         if block.kind == "table" or (block.kind == "paragraph" and _pipe_table(text, block)):
             found += _rows(text, base, block)
             continue
@@ -377,7 +374,9 @@ def units(
         while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
             j += 1
         nxt = blocks[j] if j < len(blocks) else None
-        if block.kind == "paragraph":
+        if block.kind == "list":
+            made, took = _list(text, base, block, nxt, max_chars)
+        elif block.kind == "paragraph":
             made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
         else:
             made, took = _tab(text, base, block, nxt, max_chars)
@@ -493,6 +492,24 @@ def _paragraph(
     elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
         out.append(_unit(text, base, lo, hi, "sentence"))
     return out, False
+
+
+def _list(
+    text: str, base: int, block: markdown.Block, nxt: markdown.Block | None, max_chars: int
+) -> tuple[list[Unit], bool]:
+    """A list's items, one unit each, and whether its last item took the next block: an item
+    right over a code block introduces it, as a paragraph's last sentence does ("*
+    `cascade_delete` is put on the `Relationship()`." over `heroes: list[Hero] =
+    Relationship(cascade_delete=True)`, SQLModel's docs); the code had no lead-in and was no
+    unit."""
+    items = list(_items(text, block))
+    if not items or nxt is None or nxt.kind != "code":
+        return [_unit(text, base, lo, hi, "item") for lo, hi in items], False
+    lo, hi = items[-1]
+    lo += _marker_end(text[lo:hi])
+    end = _fit(text, lo, nxt, max_chars)
+    last = _unit(text, base, lo, end, "lead_in", prose_end=hi)
+    return [*(_unit(text, base, a, b, "item") for a, b in items[:-1]), last], True
 
 
 def _tab(

@@ -465,6 +465,32 @@ def test_a_table_cut_by_its_chunk_keeps_whole_rows_only() -> None:
     assert found[0].header == ""
 
 
+def test_a_list_item_right_over_a_code_block_leads_into_it() -> None:
+    """SQLModel's docs: each note of a list is followed by the code it is about; that code
+    had no lead-in and was no unit, so "How do I make deleting a team delete its heroes?"
+    could not cite `Relationship(cascade_delete=True)`."""
+    text = (
+        "* `ondelete` is put on the `Field()`.\n"  # 0..37
+        "* `cascade_delete` is put on the `Relationship()`.\n"  # 38..88
+        "\n"
+        "```Python\n"  # 90..99
+        "heroes: list[Hero] = Relationship(cascade_delete=True)\n"  # 100..154
+        "```\n"  # 155..158
+        "\n"
+        "* A last note.\n"  # 160..174
+    )
+    found = units(_whole(text))
+    assert [(u.kind, u.start, u.end) for u in found] == [
+        ("item", 0, 37),
+        ("lead_in", 40, 158),
+        ("item", 160, 174),
+    ]
+    assert found[1].display == (
+        "`cascade_delete` is put on the `Relationship()`.\n"
+        "```Python\nheroes: list[Hero] = Relationship(cascade_delete=True)\n```"
+    )
+
+
 def test_prose_with_a_pipe_in_code_is_no_table() -> None:
     text = "Declare it as `str | None` to make it optional.\nThe default is `None`.\n"
     assert [u.kind for u in units(_whole(text))] == ["sentence", "sentence"]
