@@ -600,6 +600,21 @@ def focus_words(question: str, common: frozenset[str]) -> frozenset[str]:
     return frozenset(words - _ASKING_WORDS - common)
 
 
+# How a question writes code: in backticks, as a call (`.scalars()`, `Relationship()`), or as
+# a snake_case or dotted name (`exclude_unset`, `session.exec`).
+_CODE_NAME = re.compile(
+    r"`([^`\n]+)`|([A-Za-z_][\w.]*)\(\)|\b([a-z]\w*_\w+|[a-z]\w*(?:\.[a-z_]\w*)+)\b"
+)
+
+
+def code_names(question: str) -> frozenset[str]:
+    """The words of the code the question writes (`_CODE_NAME`): "do I still need to call
+    .scalars() ...?" -> {"scalars"}. Read with `content_words`, as units are."""
+    return frozenset(
+        w for m in _CODE_NAME.finditer(question) for w in content_words(m.group(m.lastindex or 0))
+    )
+
+
 def unbound(
     question: str, contexts: Sequence[tuple[str, str]], common: frozenset[str]
 ) -> list[str]:

@@ -38,6 +38,7 @@ from server.core.text import (
 )
 from server.query.answer_types import (
     asks_how_to,
+    code_names,
     common_names,
     defines_asked,
     focus_words,
@@ -469,9 +470,20 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
 
 def _most_about(question: str, chosen: Sequence[Picked], candidates: list[int]) -> int | None:
     """Of the `candidates` (indexes into `chosen`), the one most about the asked thing
-    (`_about`), the earlier of equals; None when there is none."""
-    focus = _focus(question, chosen) if len(candidates) > 1 else frozenset()
-    return max(candidates, key=lambda i: (_about(focus, chosen[i]), -i), default=None)
+    (`_about`), a word of the code the question writes counting twice when the unit writes
+    it too (`answer_types.code_names`: "do I still need to call .scalars()?" is answered by
+    the unit about `.scalars()`, not by one about SQLAlchemy at large; counted once more,
+    not first, because code may only set the scene: "In Field(foreign_key=...), do I
+    reference the model class name?"), the earlier of equals; None when there is none."""
+    several = len(candidates) > 1
+    focus = _focus(question, chosen) if several else frozenset()
+    code = code_names(question) if several else frozenset()
+
+    def key(i: int) -> tuple[int, int]:
+        written = code & set(content_words(chosen[i].sentence.display)) if code else set()
+        return len(written) + _about(focus, chosen[i]), -i
+
+    return max(candidates, key=key, default=None)
 
 
 def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:

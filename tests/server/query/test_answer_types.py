@@ -7,6 +7,7 @@ import pytest
 from server.query.answer_types import (
     asked_term,
     asked_types,
+    code_names,
     common_names,
     counted,
     defines_asked,
@@ -477,3 +478,18 @@ def test_a_name_of_one_word_beyond_the_corpus_name_is_not_required() -> None:
     claim = ("Payouts go to the bank account you gave us.", "Additional Terms")
     assert unnamed(q, [claim], frozenset({"github"})) == []
     assert unnamed(q, [claim], frozenset()) == ["GitHub Sponsors"]
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Do I still need to call .scalars() on the result?", {"scalar"}),
+        ("Which Relationship() argument makes it many-to-many?", {"relationship"}),
+        ("Does `exclude_unset` work with session.exec?", {"exclude_unset", "exec", "session"}),
+        ("What is a cookie?", set()),
+    ],
+)
+def test_code_names_are_the_words_of_the_code_a_question_writes(
+    question: str, names: set[str]
+) -> None:
+    assert code_names(question) == names

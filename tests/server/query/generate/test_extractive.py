@@ -572,6 +572,24 @@ def test_of_units_near_the_best_score_the_one_about_the_asked_thing_leads() -> N
     assert lead_with_value(q, [dev, run]) == [dev, run]
 
 
+def test_of_units_near_the_best_score_the_one_writing_the_asked_code_leads() -> None:
+    """SQLModel's docs: "... do I still need to call .scalars() ...?" was led by a unit
+    about SQLAlchemy at large (more of the question's words), not by the one that says
+    `session.exec()` needs no `.scalars()`."""
+    doc = (
+        "You can still call SQLAlchemy directly.\n\n"  # still, call (SQLAlchemy: every hit)
+        "SQLModel's `session.exec()` does it, you don't need `.scalars()`.\n"  # need, scalars
+    )
+    chunk = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+    hit = Hit(chunk=chunk, score_raw=0.03, k_pos=1)
+    broad, exact = (Picked(hit, u, 1.7 - i / 10, frozenset()) for i, u in enumerate(units(chunk)))
+    q = "Coming from SQLAlchemy, do I still need to call .scalars() on the result?"
+    assert lead_with_value(q, [broad, exact], margin=0.15) == [exact, broad]
+    assert lead_with_value(q, [broad, exact], margin=0.05) == [broad, exact]  # too far apart
+
+
 LEANING_DOC = (
     "# Testing\n\n"
     "The client does some magic inside to call the app from plain tests. "
