@@ -383,6 +383,7 @@ def units(
         found += made
         if took:
             led.update(range(i + 1, j + 1))
+            found += _past_the_cut(text, base, blocks[j], made[-1].end - base)
     if log:  # every unit of a change log is a change entry
         found = [replace(u, changelog=True) for u in found]
     if fenced:
@@ -492,6 +493,17 @@ def _paragraph(
     elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
         out.append(_unit(text, base, lo, hi, "sentence"))
     return out, False
+
+
+def _past_the_cut(text: str, base: int, taken: markdown.Block, cut: int) -> list[Unit]:
+    """The items or rows of a list or table a lead-in took, past where the lead-in was cut
+    (`_fit`, at `max_chars`), one unit each: they were no units at all, so the eighth of
+    twelve subprocessors ("Mailgun. Email service provider.") could not be cited."""
+    if taken.kind == "list":
+        return [_unit(text, base, lo, hi, "item") for lo, hi in _items(text, taken) if lo >= cut]
+    if taken.kind == "table":
+        return [u for u in _rows(text, base, taken) if u.start - base >= cut]
+    return []
 
 
 def _list(

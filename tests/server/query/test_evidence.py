@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 
 from server.core.contracts import Chunk, Offsets
@@ -489,6 +490,25 @@ def test_a_list_item_right_over_a_code_block_leads_into_it() -> None:
         "`cascade_delete` is put on the `Relationship()`.\n"
         "```Python\nheroes: list[Hero] = Relationship(cascade_delete=True)\n```"
     )
+
+
+def test_items_and_rows_past_a_lead_in_s_cut_are_units_of_their_own() -> None:
+    """A lead-in takes its list or table up to `max_chars`; what lies past the cut was no
+    unit at all."""
+    items = "".join(
+        f"* [Vendor {i}](https://v{i}.example). Service number {i}.\n" for i in range(6)
+    )
+    rows = "".join(f"| Cookie {i} | Lasts {i} days |\n" for i in range(6))
+    text = f"We use these vendors:\n{items}\nThe cookies are:\n| Name | Expiry |\n|---|---|\n{rows}"
+    found = units(_whole(text), max_chars=150)
+    kinds = [(u.kind, u.display) for u in found]
+    assert kinds[0][0] == "lead_in" and "Vendor 1" in kinds[0][1] and "Vendor 2" not in kinds[0][1]
+    assert kinds[1:5] == [("item", f"Vendor {i}. Service number {i}.") for i in (2, 3, 4, 5)]
+    assert kinds[5][0] == "lead_in" and "Cookie 2" in kinds[5][1] and "Cookie 3" not in kinds[5][1]
+    assert kinds[6:] == [("row", f"Cookie {i} | Lasts {i} days") for i in (3, 4, 5)]
+    assert [u.header for u in found[6:]] == ["Name | Expiry"] * 3
+    assert all(text[u.start : u.end] == u.quote for u in found)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(found))  # no character twice
 
 
 def test_prose_with_a_pipe_in_code_is_no_table() -> None:
