@@ -518,11 +518,36 @@ def gives_default(question: str, text: str) -> bool:
     return _DEFAULT in asked_types(question) and bool(_GIVES_DEFAULT.search(_MARKERS.sub("", text)))
 
 
+# "Why ...?", "How come ...?", "For what reason ...?": a question that asks for a reason, and
+# the words that give one.
+_WHY = re.compile(r"\bwhy\b|^\W*how come\b|\b(?:for what|what is the|what's the) reason\b", _I)
+_BECAUSE = re.compile(
+    r"\b(?:because|so that|in order to|that'?s why|that is why|the reason|due to|otherwise)\b", _I
+)
+
+
+# A parenthesis: an aside, whose reason is not the unit's ("(because we don't specify a port,
+# the browser will assume the default port `80`)").
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def gives_reason(question: str, text: str) -> bool:
+    """The question asks why and `text` gives a reason ("because", "so that", "otherwise",
+    ...) outside parentheses: "Why pass check_same_thread=False ...?" is answered by "we
+    also need to disable it because in FastAPI each request could be handled by multiple
+    threads", not by the unit that says it is one change from before."""
+    said = _ASIDE.sub(" ", _MARKERS.sub("", text))
+    return bool(_WHY.search(question)) and bool(_BECAUSE.search(said))
+
+
 def leads(question: str, text: str) -> bool:
     """Whether `text` may lead the answer as its direct value: it states a kind the question
-    asks for (`states_asked`), or a duration for a "how long is/are" question."""
-    return states_asked(question, text) or bool(
-        _HOW_LONG_BE.search(question) and _DURATION.stated_in(text)
+    asks for (`states_asked`), a duration for a "how long is/are" question, or a reason
+    for a "why" question (`gives_reason`)."""
+    return (
+        states_asked(question, text)
+        or bool(_HOW_LONG_BE.search(question) and _DURATION.stated_in(text))
+        or gives_reason(question, text)
     )
 
 

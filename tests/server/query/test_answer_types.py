@@ -12,6 +12,7 @@ from server.query.answer_types import (
     counted,
     defines_asked,
     focus_words,
+    gives_reason,
     leads,
     stated_kinds,
     states_asked,
@@ -493,3 +494,32 @@ def test_code_names_are_the_words_of_the_code_a_question_writes(
     question: str, names: set[str]
 ) -> None:
     assert code_names(question) == names
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "reason"),
+    [
+        (
+            "Why does the example pass check_same_thread=False?",
+            "We need to disable it because each request could use several threads.",
+            True,
+        ),
+        (
+            "Why does the example pass check_same_thread=False?",
+            "There's only one change here, the `check_same_thread` in the `connect_args`.",
+            False,
+        ),
+        ("How come my tables are empty?", "Import the models first, otherwise none exist.", True),
+        ("How do I disable it?", "We disable it because each request uses threads.", False),
+        (
+            "Why can't my browser JavaScript read the custom header?",
+            "A backend at `localhost` (because we don't give a port, the browser assumes 80).",
+            False,
+        ),
+    ],
+)
+def test_a_unit_that_gives_a_reason_may_lead_a_why_question(
+    question: str, text: str, reason: bool
+) -> None:
+    assert gives_reason(question, text) is reason
+    assert leads(question, text) is reason
