@@ -470,20 +470,18 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
 
 def _most_about(question: str, chosen: Sequence[Picked], candidates: list[int]) -> int | None:
     """Of the `candidates` (indexes into `chosen`), the one most about the asked thing
-    (`_about`), a word of the code the question writes counting twice when the unit writes
-    it too (`answer_types.code_names`: "do I still need to call .scalars()?" is answered by
-    the unit about `.scalars()`, not by one about SQLAlchemy at large; counted once more,
-    not first, because code may only set the scene: "In Field(foreign_key=...), do I
-    reference the model class name?"), the earlier of equals; None when there is none."""
+    (`_about`), a word of the code the question writes counting twice where the unit, the
+    sentence before it or its headings write it too (`answer_types.code_names`: "do I still
+    need to call .scalars()?" is answered by the unit about `.scalars()`, not by one about
+    SQLAlchemy at large; counted once more, not first, because code may only set the
+    scene: "In Field(foreign_key=...), do I reference the model class name?"; read with the
+    headings, as the other words are, because a setting's description often names it only
+    in its heading: `sni_hostname`), the earlier of equals; None when there is none."""
     several = len(candidates) > 1
     focus = _focus(question, chosen) if several else frozenset()
     code = code_names(question) if several else frozenset()
 
-    def key(i: int) -> tuple[int, int]:
-        written = code & set(content_words(chosen[i].sentence.display)) if code else set()
-        return len(written) + _about(focus, chosen[i]), -i
-
-    return max(candidates, key=key, default=None)
+    return max(candidates, key=lambda i: (_about(focus, chosen[i], code), -i), default=None)
 
 
 def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
@@ -494,15 +492,18 @@ def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
     return focus_words(question, common)
 
 
-def _about(focus: frozenset[str], c: Picked) -> int:
+def _about(focus: frozenset[str], c: Picked, code: frozenset[str] = frozenset()) -> int:
     """How many of the `focus` words unit `c` shares, in its text, the sentence before it in
-    its paragraph, or its chunk's title and headings: of two units that state the asked kind,
+    its paragraph, or its chunk's title and headings, the words of the question's `code`
+    counted twice: of two units that state the asked kind,
     the one about the asked thing leads ("the `user_session` cookie ... Two weeks" before
     another cookie's "One hour"; "You must make this request within 90 days" read with the
     sentence that says what the request is: "... provide an Account owner with a copy ...")."""
     chunk = c.hit.chunk
-    said = embed_input(chunk.title, chunk.heading, f"{_before(c)} {c.sentence.display}")
-    return len(focus & set(content_words(said)))
+    said = set(
+        content_words(embed_input(chunk.title, chunk.heading, f"{_before(c)} {c.sentence.display}"))
+    )
+    return len(focus & said) + len(code & said)
 
 
 def _before(c: Picked) -> str:

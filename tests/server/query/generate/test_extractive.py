@@ -590,6 +590,27 @@ def test_of_units_near_the_best_score_the_one_writing_the_asked_code_leads() -> 
     assert lead_with_value(q, [broad, exact], margin=0.05) == [broad, exact]  # too far apart
 
 
+def test_code_the_question_writes_counts_in_the_headings_too() -> None:
+    """httpx's docs describe `sni_hostname` under a heading of that name; the example below
+    writes it in code. Both are about it, so the better scored description keeps the lead
+    (counted in the unit's text alone, the example took it)."""
+    doc = (
+        "The server's hostname, used to confirm the hostname the certificate gives.\n\n"
+        'Set it with `extensions={"sni_hostname": "www.encode.io"}` on the request.\n'
+    )
+    chunk = _howto_chunk().model_copy(
+        update={
+            "text": doc,
+            "offsets": Offsets(start=0, end=len(doc)),
+            "heading": "Request Extensions > sni_hostname",
+        }
+    )
+    hit = Hit(chunk=chunk, score_raw=0.03, k_pos=1)
+    told, shown = (Picked(hit, u, 1.7 - i / 20, frozenset()) for i, u in enumerate(units(chunk)))
+    q = "What is the sni_hostname extension for?"
+    assert lead_with_value(q, [told, shown], margin=0.1) == [told, shown]
+
+
 LEANING_DOC = (
     "# Testing\n\n"
     "The client does some magic inside to call the app from plain tests. "
