@@ -66,6 +66,12 @@ _MONEY_NOUN = (
     r"(?:deductibles?|premiums?|salary|salaries|wages?|stipends?|budgets?|spending\s+limits?|"
     r"reimbursements?|bonus(?:es)?|co-?pays?)"
 )
+# What a rate is of ("What VAT rate ...?"), and what a span of time is named by ("How long is
+# the trial?"): the things a value is asked of, not asking words.
+_RATE_NOUN = r"(?:vat|tax|interest|commission|discount)"
+_SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retention)"
+# "What does the cost include?" asks what it covers, not a price.
+_NOT_A_PRICE = r"(?!\s+(?:of|include|includes|cover|covers)\b)"
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
 _MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
 _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
@@ -99,7 +105,9 @@ TYPES: tuple[AnswerType, ...] = (
             # ("How much fully paid leave ...?" asks for a span of time, `_TIME_OFF`)
             r"\bhow much\b[^?.]*\b(?:cost|costs|charge|charges|pay|pays|paid|price|fee|fees)\b"
             rf"(?!\s+{_TIME_OFF})"
-            r"|\bwhat (?:is|are) the (?:price|cost|fee)s?\b|\bprize money\b",
+            r"|\bwhat (?:is|are) the (?:price|cost|fee)s?\b|\bprize money\b"
+            # "What does Basecamp Big cost per month?" (not "what does the cost include")
+            rf"|\bwhat (?:does|do|did|will|would)\b[^?]*\bcosts?\b{_NOT_A_PRICE}",
             _I,
         ),
         # "free", never the last word of a compound ("a royalty-free, fully paid-up license"
@@ -169,7 +177,8 @@ TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         "percentage",
-        re.compile(r"\bpercent(?:age)?s?\b", _I),
+        # a share asked by name, or a rate of tax or interest ("What VAT rate ...?")
+        re.compile(rf"\bpercent(?:age)?s?\b|\b{_RATE_NOUN}\s+rates?\b", _I),
         re.compile(r"\d\s?%|\bper ?cent\b", _I),
     ),
     AnswerType(
@@ -178,6 +187,10 @@ TYPES: tuple[AnswerType, ...] = (
             r"\bhow long (?:do|does|did|will|would|can|could|should|must|may|has|have|had|"
             r"until|before|after|to)\b"
             r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
+            # a span named ("How long is the preservation period?", "... the free trial?");
+            # "how long is a username" is a length
+            r"|\bhow long (?:is|are|was|were) (?:the|a|an|my|your|our|their|this|that) "
+            rf"(?:[\w-]+ ){{0,2}}?{_SPAN_NOUN}s?\b"
             # "How much paid leave / notice ...?": an amount of time off
             rf"|\bhow much (?:(?!(?:{_AUX})\b)[\w-]+ ){{0,2}}?{_TIME_OFF}"
             # "what keep-alive timeout ...", "which expiry ...", "what is the default network
@@ -581,12 +594,19 @@ def _pattern_words(pattern: str) -> set[str]:
 
 
 # ... and the words of the asking patterns ("cost", "fee", "interval", "timeout", ...), but
-# not the names of what a value is asked of ("leave", "notice", "deductible", "salary"): a
-# claim about the deductible is about what was asked.
+# not the names of what a value is asked of ("leave", "notice", "deductible", "salary", "VAT",
+# "trial"): a claim about the deductible is about what was asked; nor the words a pattern
+# only rules out ("include").
 _ASKING_WORDS = _ASKING | {
     w
     for t in TYPES
-    for w in _pattern_words(t.asks.pattern.replace(_TIME_OFF, " ").replace(_MONEY_NOUN, " "))
+    for w in _pattern_words(
+        t.asks.pattern.replace(_TIME_OFF, " ")
+        .replace(_MONEY_NOUN, " ")
+        .replace(_RATE_NOUN, " ")
+        .replace(_SPAN_NOUN, " ")
+        .replace(_NOT_A_PRICE, " ")
+    )
 }
 
 

@@ -27,6 +27,13 @@ from server.query.answer_types import (
     [
         ("How much does the Team plan cost per user per month?", ["price"]),
         ("How much prize money do the winners receive?", ["price"]),
+        ("What does Basecamp Big cost per month?", ["price"]),
+        ("What does the cost include?", []),  # what it covers
+        ("What VAT rate will I be charged in Germany?", ["percentage"]),
+        ("What is the rate limit of the API?", []),
+        ("How long is the preservation period?", ["duration"]),
+        ("How long is the free trial?", ["duration"]),
+        ("How long is a username allowed to be?", []),  # a length
         ("What is the maximum file size I can push?", ["size"]),
         ("How much storage do packages get on the free plan?", ["size"]),
         ("How much Git LFS storage comes with a free account?", ["size"]),  # named storage
@@ -362,6 +369,10 @@ GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to res
             {"annual", "deductible", "medical", "plan"},
         ),
         ("How much paid leave does a caregiver get?", {"leave", "caregiver", "get"}),
+        ("What VAT rate applies in Germany?", {"vat", "applie", "germany"}),
+        ("How long is the free trial?", {"free", "trial"}),
+        # a word a pattern only rules out asks nothing
+        ("What does the cost include?", {"include"}),
     ],
 )
 def test_focus_words_say_what_the_value_is_of(question: str, focus: set[str]) -> None:
