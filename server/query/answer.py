@@ -272,7 +272,7 @@ def answer(
             else f"refused: p(answerable) {decision.p_answer:.2f} is below the calibrated "
             f"threshold (the evidence found does not answer this question)"
         )
-        composed = verify.withdrawn(composed, text, got.hits, reason)
+        composed = verify.withdrawn(composed, text, got.hits, reason, decision.unstated)
     t_done = perf_counter()
     return Answer(
         question=text,

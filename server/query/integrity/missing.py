@@ -72,19 +72,31 @@ def source_kind(question: str, topic: str) -> str:
     return f"a document that states the facts about {topic} directly"
 
 
+# What `answer_types.unbound` adds to a kind's name: the words the value was sought about.
+_ABOUT = re.compile(r"\s*\(about:[^)]*\)")
+
+
 def missing_evidence(
-    question: str, hits: Sequence[Hit], absent_names: Sequence[str] = ()
+    question: str,
+    hits: Sequence[Hit],
+    absent_names: Sequence[str] = (),
+    unstated: Sequence[str] = (),
 ) -> MissingEvidence:
     """Name the topic (the question's own phrase, `asked_phrase`) and the nearest sections
     that fell short.
 
     `absent_names`: names the question uses that no readable passage mentions (the refusal
     rule `server.query.rerank.absent_names`); they lead the summary and are the topic.
+    `unstated`: the kinds of value the question asks for that no evidence found states (the
+    answer-type rule, `Decision.unstated`); the summary and the source say which value is
+    missing ("a document that states the price for “Basecamp Big cost per month”"), not only
+    the topic.
     """
     terms = tuple(dict.fromkeys(content_words(question)))[:8]
     topic = asked_phrase(question)
     if absent_names:
         topic = " and ".join(absent_names)
+    kinds = " and the ".join(dict.fromkeys(_ABOUT.sub("", k) for k in unstated))
     nearest = tuple(
         f"{h.chunk.source_url}#{h.chunk.section_id} (nearest match, not sufficient)"
         for h in hits[:_NEAREST]
@@ -93,15 +105,17 @@ def missing_evidence(
     lead = (
         f"No indexed passage you may read mentions {topic}."
         if absent_names
+        else f"No indexed passage states the {kinds} asked for {topic}."
+        if kinds
         else f"No indexed passage supports an answer about {topic}."
     )
+    kind = (
+        f"a document that states the {kinds} for {topic}"
+        if kinds and not absent_names
+        else source_kind(question, topic)
+    )
     summary = (
-        f"{lead} What would answer it: "
-        f"{source_kind(question, topic)}.{closest} Ingest such a source with "
+        f"{lead} What would answer it: {kind}.{closest} Ingest such a source with "
         "`citegate ingest PATH` and ask again."
     )
-    return MissingEvidence(
-        summary=summary,
-        suggested_sources=(source_kind(question, topic), *nearest),
-        query_terms=terms,
-    )
+    return MissingEvidence(summary=summary, suggested_sources=(kind, *nearest), query_terms=terms)

@@ -249,8 +249,15 @@ def dont_know(
     )
 
 
-def withdrawn(composed: Composed, question: str, hits: Sequence[Hit], reason: str) -> Composed:
-    """An answer taken back by the refusal decision: "I don't know", with the reason."""
+def withdrawn(
+    composed: Composed,
+    question: str,
+    hits: Sequence[Hit],
+    reason: str,
+    unstated: Sequence[str] = (),
+) -> Composed:
+    """An answer taken back by the refusal decision: "I don't know", with the reason and,
+    when it was refused for a value no evidence states, which value is missing."""
     note = Repair(action=RepairAction.FALLBACK, reason=reason)
     return Composed(
         answer=IDK,
@@ -259,7 +266,7 @@ def withdrawn(composed: Composed, question: str, hits: Sequence[Hit], reason: st
         fallback=True,
         gate=GateResult(verdict=Verdict.PASS, mode=composed.gate.mode, codes=composed.gate.codes),
         repairs=(*composed.repairs, note),
-        missing_evidence=missing_evidence(question, hits, ()),
+        missing_evidence=missing_evidence(question, hits, (), unstated),
         generator=composed.generator,
         generate_ms=composed.generate_ms,
     )

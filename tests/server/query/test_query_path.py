@@ -323,6 +323,10 @@ def test_an_answer_that_never_states_the_asked_kind_of_value_is_refused(tmp_path
     assert asked.fallback and not asked.citations
     assert asked.decision is not None and asked.decision.unstated == ("price",)
     assert any("asks for a price" in r.reason for r in asked.repairs)
+    assert asked.missing_evidence is not None
+    assert asked.missing_evidence.suggested_sources[0] == (
+        "a document that states the price for “Team plan cost per member”"
+    )
     # the same evidence is shown when the rule is off: the rule alone refused it
     off = {**low_floor, "answer_type_rule": False}
     shown = answer(

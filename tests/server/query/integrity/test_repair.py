@@ -132,6 +132,26 @@ def test_missing_evidence_names_the_kind_of_source() -> None:
     assert "citegate ingest" in note.summary
 
 
+def test_missing_evidence_names_the_value_no_evidence_states() -> None:
+    """Refused by the answer-type rule, the note says which value is missing, without the
+    rule's own "(about: ...)" words."""
+    q = "What does Basecamp Big cost per month?"
+    note = missing_evidence(q, [HIT_B], unstated=("price", "duration (about: big month)"))
+    topic = "“Basecamp Big cost per month”"
+    assert (
+        note.suggested_sources[0]
+        == f"a document that states the price and the duration for {topic}"
+    )
+    assert note.summary.startswith(
+        f"No indexed passage states the price and the duration asked for {topic}."
+    )
+    assert "about:" not in note.summary
+    # names no passage mentions come first: the topic is the name, the source as before
+    named = missing_evidence(q, [HIT_B], absent_names=("Basecamp Big",), unstated=("price",))
+    assert named.summary.startswith("No indexed passage you may read mentions Basecamp Big.")
+    assert named.suggested_sources[0] == source_kind(q, "Basecamp Big")
+
+
 def test_missing_evidence_quotes_what_was_asked_in_the_question_s_words() -> None:
     # the stemmed key terms read as a bag ("what' maximum number background task ...")
     asked = "What's the maximum number of background tasks I can attach to a single request?"
