@@ -32,6 +32,7 @@ answered by a liability cap in dollars) and is refused the same way.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -658,6 +659,33 @@ def code_names(question: str) -> frozenset[str]:
     return frozenset(
         w for m in _CODE_NAME.finditer(question) for w in content_words(m.group(m.lastindex or 0))
     )
+
+
+_CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
+_WORD_TOKEN = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def acronyms(question: str) -> dict[str, frozenset[str]]:
+    """The acronyms a run of the question's capitalised words may go by, each with the
+    run's content words: "GitHub's Security Incident Response Team" -> {"GSIRT": ...,
+    "SIRT": {"security", "incident", "response", "team"}, "IRT": ..., ...} (every sub-run of
+    three words or more: two letters match too much by chance). A document that writes
+    "SIRT" is about those words although it never spells them out."""
+    runs: list[list[str]] = [[]]
+    for token in _WORD_TOKEN.findall(question):
+        if _CAPITALISED.fullmatch(token):
+            runs[-1].append(_POSSESSIVE.sub("", token))
+        elif runs[-1]:
+            runs.append([])
+    found: dict[str, frozenset[str]] = {}
+    for run in runs:
+        for i, j in itertools.combinations(range(len(run) + 1), 2):
+            if j - i >= 3:
+                words = run[i:j]
+                found["".join(w[0] for w in words).upper()] = frozenset(
+                    content_words(" ".join(words))
+                )
+    return found
 
 
 def unbound(

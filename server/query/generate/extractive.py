@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from server.core import markdown
@@ -37,6 +37,7 @@ from server.core.text import (
     word_run,
 )
 from server.query.answer_types import (
+    acronyms,
     asks_how_to,
     code_names,
     common_names,
@@ -480,8 +481,8 @@ def _most_about(question: str, chosen: Sequence[Picked], candidates: list[int]) 
     several = len(candidates) > 1
     focus = _focus(question, chosen) if several else frozenset()
     code = code_names(question) if several else frozenset()
-
-    return max(candidates, key=lambda i: (_about(focus, chosen[i], code), -i), default=None)
+    short = acronyms(question) if several else {}
+    return max(candidates, key=lambda i: (_about(focus, chosen[i], code, short), -i), default=None)
 
 
 def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
@@ -492,17 +493,26 @@ def _focus(question: str, chosen: Sequence[Picked]) -> frozenset[str]:
     return focus_words(question, common)
 
 
-def _about(focus: frozenset[str], c: Picked, code: frozenset[str] = frozenset()) -> int:
+def _about(
+    focus: frozenset[str],
+    c: Picked,
+    code: frozenset[str] = frozenset(),
+    short: Mapping[str, frozenset[str]] | None = None,
+) -> int:
     """How many of the `focus` words unit `c` shares, in its text, the sentence before it in
     its paragraph, or its chunk's title and headings, the words of the question's `code`
-    counted twice: of two units that state the asked kind,
+    counted twice, and an acronym of the question's names (`short`, `answer_types.acronyms`)
+    read as the words it stands for ("SIRT" in a heading is "Security Incident Response
+    Team"): of two units that state the asked kind,
     the one about the asked thing leads ("the `user_session` cookie ... Two weeks" before
     another cookie's "One hour"; "You must make this request within 90 days" read with the
     sentence that says what the request is: "... provide an Account owner with a copy ...")."""
     chunk = c.hit.chunk
-    said = set(
-        content_words(embed_input(chunk.title, chunk.heading, f"{_before(c)} {c.sentence.display}"))
-    )
+    text = embed_input(chunk.title, chunk.heading, f"{_before(c)} {c.sentence.display}")
+    said = set(content_words(text))
+    for acronym, words in (short or {}).items():
+        if re.search(rf"\b{acronym}s?\b", text):
+            said |= words
     return len(focus & said) + len(code & said)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.query.answer_types import (
+    acronyms,
     asked_term,
     asked_types,
     code_names,
@@ -534,3 +535,11 @@ def test_a_unit_that_gives_a_reason_may_lead_a_why_question(
 ) -> None:
     assert gives_reason(question, text) is reason
     assert leads(question, text) is reason
+
+
+def test_acronyms_of_runs_of_three_capitalised_words_or_more() -> None:
+    found = acronyms("What email reaches GitHub's Security Incident Response Team?")
+    assert found["SIRT"] == {"security", "incident", "response", "team"}
+    assert set(found) == {"GSI", "GSIR", "GSIRT", "SIR", "SIRT", "IRT"}
+    assert acronyms("Does the Privacy Act apply?") == {}  # two words: "PA" matches by chance
+    assert acronyms("what is a cookie?") == {}

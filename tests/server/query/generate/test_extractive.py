@@ -611,6 +611,26 @@ def test_code_the_question_writes_counts_in_the_headings_too() -> None:
     assert lead_with_value(q, [told, shown], margin=0.1) == [told, shown]
 
 
+def test_a_unit_under_an_acronym_of_the_asked_name_is_about_it() -> None:
+    """GitHub's SIRT page gives its address under "2.7 Electronic Mail Address" of "GitHub
+    SIRT description": it names the team only by "SIRT". The code of conduct's "contact
+    security at ..." under "Reporting an incident" led, sharing "incident" and "email"."""
+    doc = "Write to security(at)github(dot)com.\n\nEmail conduct(at)github(dot)com.\n"
+    base = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+
+    def pick(start: str, title: str, heading: str, score: float) -> Picked:
+        chunk = base.model_copy(update={"title": title, "heading": heading})
+        unit = next(u for u in units(chunk) if u.start == doc.index(start))
+        return Picked(Hit(chunk=chunk, score_raw=0.03, k_pos=1), unit, score, frozenset())
+
+    conduct = pick("Email", "Code of Conduct", "Reporting an incident", 1.57)
+    sirt = pick("Write", "GitHub SIRT description", "Electronic Mail Address", 1.51)
+    q = "What email address reaches GitHub's Security Incident Response Team?"
+    assert lead_with_value(q, [conduct, sirt]) == [sirt, conduct]
+
+
 LEANING_DOC = (
     "# Testing\n\n"
     "The client does some magic inside to call the app from plain tests. "
