@@ -71,6 +71,12 @@ _MONEY_NOUN = (
 # the trial?"): the things a value is asked of, not asking words.
 _RATE_NOUN = r"(?:vat|tax|interest|commission|discount)"
 _SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retention)"
+# "How large does it let the buffer grow?": a buffer is measured as data is (not an asking
+# word: what the value is of).
+_BUFFER = r"buffer"
+# "What is its setting if I don't pass it?": the default asked for by what is left out (the
+# verbs say what is left out, they ask nothing).
+_IF_NOT_GIVEN = r"\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|specify|provide)\b"
 # "What does the cost include?" asks what it covers, not a price.
 _NOT_A_PRICE = r"(?!\s+(?:of|include|includes|cover|covers)\b)"
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
@@ -151,7 +157,9 @@ TYPES: tuple[AnswerType, ...] = (
         "size",
         re.compile(
             rf"\b{_DATA_NOUN}\s+(?:size|limit|quota)s?\b"
-            rf"|\bsize of (?:a |an |the |each |one )?(?:single )?{_DATA_NOUN}"
+            rf"|\bsize of (?:a |an |the |each |one )?(?:single )?(?:[\w-]+ ){{0,2}}?{_DATA_NOUN}"
+            # "How large does it let the buffer grow?"
+            rf"|\bhow (?:large|big)\b[^?]*\b(?:{_DATA_NOUN}|{_BUFFER})s?\b"
             r"|\bhow much (?:[\w-]+ ){0,3}?(?:storage|disk|space|memory|bandwidth)\b"
             r"|\bin (?:[KMGT]i?B|bytes)\b",
             _I,
@@ -199,6 +207,8 @@ TYPES: tuple[AnswerType, ...] = (
             r"|\b(?:what|which)\s+(?:(?:is|are|was|were)\s+(?:the\s+)?)?(?:[\w'’-]+\s+){0,3}?"
             r"(?:timeouts?|time-?outs?|expiry|expiration|ttl|lifetime|retention\s+period|"
             r"grace\s+period|interval|duration)\b"
+            # "Is there a default timeout after which ...?"
+            r"|\bdefault\s+(?:timeouts?|time-?outs?|expiry|expiration|ttl|lifetime|interval)\b"
             # the unit asked for: "What is the timeout, in seconds, ...?"
             r"|,\s*in\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b",
             _I,
@@ -275,7 +285,9 @@ TYPES: tuple[AnswerType, ...] = (
         "default value",
         re.compile(
             r"\bby default\b|\b(?:what|which) (?:is |are )?(?:the |its )?default\b"
-            r"|\bdefault (?:value|setting|behaviou?r)s?\b",
+            r"|\bdefault (?:value|setting|behaviou?r)s?\b"
+            # "What is its autoescape setting if I don't pass autoescape?"
+            rf"|{_IF_NOT_GIVEN}",
             _I,
         ),
         # the default named, or what happens when nothing is set
@@ -470,10 +482,14 @@ def time_in_words(text: str) -> bool:
     return _TIME_IN_WORDS.search(text) is not None
 
 
+# "What's the default ...?" asks as "What is the default ...?" does.
+_WH_IS = re.compile(r"\b(what|which|where|when|who|how)['’]s\b", _I)
+
+
 def asked_types(question: str) -> list[AnswerType]:
     """The kinds of value the question asks for (usually none, at most a couple), read
-    from the clauses that may ask for one (`value_asked`)."""
-    asking = value_asked(question)
+    from the clauses that may ask for one (`value_asked`), "what's" read as "what is"."""
+    asking = _WH_IS.sub(r"\1 is", value_asked(question))
     return [t for t in TYPES if t.asks.search(asking)]
 
 
@@ -607,6 +623,8 @@ _ASKING_WORDS = _ASKING | {
         .replace(_RATE_NOUN, " ")
         .replace(_SPAN_NOUN, " ")
         .replace(_NOT_A_PRICE, " ")
+        .replace(_BUFFER, " ")
+        .replace(_IF_NOT_GIVEN, " ")
     )
 }
 

@@ -35,6 +35,12 @@ from server.query.answer_types import (
         ("How long is the preservation period?", ["duration"]),
         ("How long is the free trial?", ["duration"]),
         ("How long is a username allowed to be?", []),  # a length
+        ("What's the default requests-per-minute limit?", ["default value"]),  # what's
+        ("What status code does it use if I don't specify one?", ["default value"]),
+        ("What is the maximum size of a single WebSocket message?", ["size"]),
+        ("How large does the middleware let the buffer grow?", ["size"]),
+        ("How large is the team?", []),  # no data
+        ("Is there a default timeout after which a task is cancelled?", ["duration"]),
         ("What is the maximum file size I can push?", ["size"]),
         ("How much storage do packages get on the free plan?", ["size"]),
         ("How much Git LFS storage comes with a free account?", ["size"]),  # named storage
@@ -374,6 +380,8 @@ GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to res
         ("How long is the free trial?", {"free", "trial"}),
         # a word a pattern only rules out asks nothing
         ("What does the cost include?", {"include"}),
+        ("What does it use if I don't pass a scope?", {"dont", "pass", "scope"}),
+        ("How large does it let the buffer grow?", {"let", "buffer", "grow"}),
     ],
 )
 def test_focus_words_say_what_the_value_is_of(question: str, focus: set[str]) -> None:
