@@ -614,19 +614,17 @@ def _pattern_words(pattern: str) -> set[str]:
 # not the names of what a value is asked of ("leave", "notice", "deductible", "salary", "VAT",
 # "trial"): a claim about the deductible is about what was asked; nor the words a pattern
 # only rules out ("include").
-_ASKING_WORDS = _ASKING | {
-    w
-    for t in TYPES
-    for w in _pattern_words(
-        t.asks.pattern.replace(_TIME_OFF, " ")
-        .replace(_MONEY_NOUN, " ")
-        .replace(_RATE_NOUN, " ")
-        .replace(_SPAN_NOUN, " ")
-        .replace(_NOT_A_PRICE, " ")
-        .replace(_BUFFER, " ")
-        .replace(_IF_NOT_GIVEN, " ")
-    )
-}
+_NOT_ASKING = (_TIME_OFF, _MONEY_NOUN, _RATE_NOUN, _SPAN_NOUN, _NOT_A_PRICE, _BUFFER, _IF_NOT_GIVEN)
+
+
+def _asking_part(pattern: str) -> str:
+    """A kind's question pattern without the fragments of `_NOT_ASKING`."""
+    for fragment in _NOT_ASKING:
+        pattern = pattern.replace(fragment, " ")
+    return pattern
+
+
+_ASKING_WORDS = _ASKING | {w for t in TYPES for w in _pattern_words(_asking_part(t.asks.pattern))}
 
 
 _POSSESSIVE = re.compile(r"['’]s?\b")
