@@ -272,6 +272,10 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
     pool = list(texts)
     whole = len(pool) >= WHOLE_NAME_POOL
     absent = tuple(n for n in names if not any(mentions(n, t, whole) for t in pool))
+    # A name offered as one of several ("pasting what ChatGPT or Copilot wrote") is not
+    # missing when an alternative it is offered with is found: the question is about either.
+    found = set(names) - set(absent)
+    absent = tuple(n for n in absent if not alternatives(question, n) & found)
     if not absent:
         return ()
     # The corpus's own subject ("FastAPI" in FastAPI's docs: in half the candidates or more)
@@ -286,6 +290,43 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
         else []
     )
     return absent if len(absent) >= share * (len(names) - len(subject)) else ()
+
+
+# Between two names offered as alternatives: "or", a comma, or both ("A, B or C").
+_OR_BETWEEN = re.compile(r"\s*(?:,\s*(?:or\s+)?|or\s+)", re.IGNORECASE)
+# A question that compares its names ("Who won more titles, A or B?", "Is A or B taller?")
+# needs each of them, so they are no alternatives. English comparatives, our list.
+_COMPARES = re.compile(
+    r"\b(?:more|less|fewer|most|least|first|earlier|later|older|younger|newer|taller|shorter|"
+    r"larger|smaller|bigger|longer|higher|lower|better|worse|best|worst|faster|slower|"
+    r"\w+er\s+than|which\s+(?:one|of)|difference|compare[sd]?|versus|vs)\b",
+    re.IGNORECASE,
+)
+
+
+def alternatives(question: str, name: str) -> set[str]:
+    """The names the question offers beside `name` as alternatives to it: the names of the
+    run "A or B" or "A, B or C" that holds it (`named_terms`; possessives and case as the
+    question writes them); empty when it stands alone or the question compares them
+    (`_COMPARES`)."""
+    names = named_terms(question)
+    if name not in names or _COMPARES.search(question):
+        return set()
+    at = sorted((i, n) for n in names if (i := question.find(n)) >= 0)
+    runs: list[list[str]] = []
+    end = -1
+    for i, n in at:
+        if runs and end >= 0 and _OR_BETWEEN.fullmatch(question[end:i]):
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+        end = i + len(n)
+    run = next((r for r in runs if name in r), [name])
+    # a run joined by commas alone is a list, not alternatives: it needs an "or"
+    joined = question[question.find(run[0]) : question.find(run[-1]) + len(run[-1])]
+    if len(run) < 2 or not re.search(r"\bor\b", joined, re.IGNORECASE):
+        return set()
+    return set(run) - {name}
 
 
 # A code identifier written the way only code writes it: a snake_case name

@@ -6,6 +6,7 @@ import pytest
 
 from server.core.text import (
     WHOLE_NAME_POOL,
+    alternatives,
     display,
     embed_context,
     embed_input,
@@ -93,6 +94,22 @@ def test_missing_names_needs_a_share_of_the_names() -> None:
     assert missing_names(three, ["Pete Sampras"], 0.5) == ("Henri Leconte", "Jonathan Stark")
     assert missing_names("how does gitlab work", [], 0.5) == ()  # names nothing
     assert missing_names("GitLab handles DMCA notices.", [], 0.5) == ()  # a statement
+
+
+def test_a_name_offered_with_a_found_alternative_is_not_missing() -> None:
+    q = "Is it okay to post in GitHub Community what ChatGPT or Copilot wrote?"
+    pool = ["GitHub Community guidelines", "GitHub Copilot terms"]
+    assert alternatives(q, "ChatGPT") == {"Copilot"}
+    assert missing_names(q, pool, 0.5) == ()  # ChatGPT alone is missing, Copilot stands in
+    assert missing_names(q, ["GitHub Community guidelines"], 0.5) == ("ChatGPT", "Copilot")
+    listed = "Can I pay with Stripe, PayPal or Venmo?"
+    assert alternatives(listed, "PayPal") == {"Stripe", "Venmo"}
+    assert alternatives("Does GitLab support Jira and Slack?", "Jira") == set()  # "and"
+    assert alternatives("Which of Jira, Slack do you support?", "Jira") == set()  # no "or"
+    # names compared are each needed ("Is Henri Leconte or Jonathan Stark taller?" above)
+    assert (
+        alternatives("Who won more titles, Henri Leconte or Pete Sampras?", "Pete Sampras") == set()
+    )
 
 
 @pytest.mark.parametrize(
