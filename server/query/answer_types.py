@@ -70,6 +70,14 @@ _MONEY_NOUN = (
 # What a rate is of ("What VAT rate ...?"), and what a span of time is named by ("How long is
 # the trial?"): the things a value is asked of, not asking words.
 _RATE_NOUN = r"(?:vat|tax|interest|commission|discount)"
+# What a sum is paid as ("the minimum payout", "the maximum refund"): named, not asking.
+_PAYMENT_NOUN = (
+    r"(?:payouts?|payments?|refunds?|withdrawals?|deposits?|transfers?|donations?|"
+    r"sponsorships?|purchases?|orders?|invoices?|balances?|transactions?)"
+)
+_EXTREME = r"(?:minimum|maximum|min|max|smallest|largest|lowest|highest)"
+_NOT_A_COUNT = r"(?!(?:number|count)\b)"  # "the maximum number of payments" is a count
+_AMOUNT_FOR = r"amount\s+(?:for|per)\s+(?:an?\s+|the\s+|each\s+|one\s+)?(?:[\w-]+\s+){0,3}?"
 _SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retention)"
 # "How large does it let the buffer grow?": a buffer is measured as data is (not an asking
 # word: what the value is of).
@@ -88,17 +96,20 @@ _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
 class AnswerType:
     """A kind of value: the question forms that ask for it and the forms that state it;
     `headed`: a claim's section headings may state it for the claim (a release's version
-    heads its notes: "## 0.67.0" over "Add support for `dataclasses` ...")."""
+    heads its notes: "## 0.67.0" over "Add support for `dataclasses` ...");
+    `marked`: it is stated in code, so its markers are read too (a command in backticks)."""
 
     name: str
     asks: re.Pattern[str]
     states: re.Pattern[str]
     headed: bool = False
+    marked: bool = False
 
     def stated_in(self, text: str) -> bool:
         """Whether `text` states a value of this kind, read without inline-code and emphasis
-        markers ("(`2678400` seconds)", "**30** days", "Every *three* years")."""
-        return self.states.search(_MARKERS.sub("", text)) is not None
+        markers ("(`2678400` seconds)", "**30** days", "Every *three* years") unless the
+        kind is `marked`."""
+        return self.states.search(text if self.marked else _MARKERS.sub("", text)) is not None
 
 
 # Backticks, and asterisks that open or close emphasis on a word (not "2 * 3").
@@ -131,7 +142,10 @@ TYPES: tuple[AnswerType, ...] = (
             rf"(?:[\w-]+\s+){{0,2}}?{_MONEY_NOUN}\b"
             # "Above what amount do I need a receipt?", "What dollar amount ...?" (not "what
             # amount of time")
-            r"|\b(?:what|which) (?:dollar |monetary )?amount\b(?!\s+of\b)",
+            r"|\b(?:what|which) (?:dollar |monetary )?amount\b(?!\s+of\b)"
+            # "What is the minimum amount for a payout?", "the maximum refund" (not "the
+            # maximum number of payments", not "the minimum amount of time")
+            rf"|\b{_EXTREME}\s+(?:{_NOT_A_COUNT}[\w-]+\s+)?(?:{_AMOUNT_FOR})?{_PAYMENT_NOUN}\b",
             _I,
         ),
         # a sum, a share of one ("100% of the premium"), or nothing to pay
@@ -249,9 +263,13 @@ TYPES: tuple[AnswerType, ...] = (
             r"(?:(?!(?:for|of|in|on|to|about|with)\b)[\w-]+ ){0,3}?dates?\b",
             _I,
         ),
+        # a year, a month, a date as written, a day of the month ("on the 22nd") or of the
+        # week ("the third Thursday of the month")
         re.compile(
             r"\b\d{3,4}\b|(?-i:\b(?:January|February|March|April|May|June|July|August|"
-            r"September|October|November|December)\b)|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b",
+            r"September|October|November|December)\b)|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"
+            r"|\b\d{1,2}(?:st|nd|rd|th)\b"
+            r"|(?-i:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b)",
             _I,
         ),
     ),
@@ -275,6 +293,21 @@ TYPES: tuple[AnswerType, ...] = (
             _I,
         ),
         re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*"),
+    ),
+    AnswerType(
+        "command",
+        # "What Alembic command should I run ...?", "which command starts ...?" (a
+        # command-line flag is asked for above)
+        re.compile(r"\b(?:what|which)\s+(?:[\w.-]+\s+){0,3}?commands?\b(?![\s-]*line\b)", _I),
+        # documentation writes a command as code: a program's lower-case name and its
+        # arguments in backticks (`alembic upgrade head`, not `create_all(engine)`), a shell
+        # block, or a line after a shell prompt
+        re.compile(
+            r"`[a-z][\w.-]*(?: +[^`\s(][^`\n]*)+`|```(?:console|bash|shell|sh|zsh|powershell)\b"
+            r"|^\s*\$\s",
+            re.MULTILINE,
+        ),
+        marked=True,
     ),
     AnswerType(
         "phone number",
@@ -548,6 +581,18 @@ def gives_default(question: str, text: str) -> bool:
     return _DEFAULT in asked_types(question) and bool(_GIVES_DEFAULT.search(_MARKERS.sub("", text)))
 
 
+def states_asked_kind(question: str, text: str) -> bool:
+    """Whether `text` states a value of a kind the question asks for (`asked_types`), a
+    default only when it gives one (`gives_default`), and a count aside: a word or a number
+    near the counted noun is too loose a sign to fetch a unit by ("the default program ... of
+    a container" for "How many worker processes ... if I don't pass --workers?",
+    "approximately 1 business day, upon request" for "how many removal requests ...")."""
+    return any(
+        gives_default(question, text) if t is _DEFAULT else t.stated_in(text)
+        for t in asked_types(question)
+    )
+
+
 # "Why ...?", "How come ...?", "For what reason ...?": a question that asks for a reason, and
 # the words that give one.
 _WHY = re.compile(r"\bwhy\b|^\W*how come\b|\b(?:for what|what is the|what's the) reason\b", _I)
@@ -614,7 +659,18 @@ def _pattern_words(pattern: str) -> set[str]:
 # not the names of what a value is asked of ("leave", "notice", "deductible", "salary", "VAT",
 # "trial"): a claim about the deductible is about what was asked; nor the words a pattern
 # only rules out ("include").
-_NOT_ASKING = (_TIME_OFF, _MONEY_NOUN, _RATE_NOUN, _SPAN_NOUN, _NOT_A_PRICE, _BUFFER, _IF_NOT_GIVEN)
+_NOT_ASKING = (
+    _TIME_OFF,
+    _MONEY_NOUN,
+    _PAYMENT_NOUN,
+    _NOT_A_COUNT,
+    _AMOUNT_FOR,
+    _RATE_NOUN,
+    _SPAN_NOUN,
+    _NOT_A_PRICE,
+    _BUFFER,
+    _IF_NOT_GIVEN,
+)
 
 
 def _asking_part(pattern: str) -> str:

@@ -46,6 +46,7 @@ from server.query.answer_types import (
     gives_default,
     leads,
     stated_kinds,
+    states_asked_kind,
 )
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, sentence_parts, unit_input, units
@@ -352,6 +353,41 @@ def with_code(
     return [code, *rest[: max_claims - 1]]
 
 
+def with_value(
+    question: str,
+    ranked: Sequence[Picked],
+    chosen: list[Picked],
+    cfg: GenerationSettings,
+    max_claims: int,
+) -> list[Picked]:
+    """A question that asks for a kind of value (a version, a date, a duration:
+    `answer_types.states_asked_kind`) is answered by the unit that states one: when no chosen
+    unit does, the best unit that does joins them (in place of the weakest at `max_claims`) if it
+    clears the floors the chosen units cleared and comes from the best chosen unit's
+    document, as `with_code` does for code. "How can I document outgoing webhooks, and which
+    FastAPI version do I need?" chose the units on how, none with "supported by FastAPI
+    `0.99.0` and above", and the answer-type rule then refused it. `lead_with_value` puts it
+    first; a value about something else is still refused (`answer_types.unbound`)."""
+    if not chosen or any(states_asked_kind(question, c.sentence.display) for c in chosen):
+        return chosen
+    floor = _floor(ranked, cfg)  # chosen units came from `ranked`, so it is not empty
+    docs = _docs(chosen[0])
+    value = next(
+        (
+            c
+            for c in ranked
+            if c.score >= floor
+            and c.hit.chunk.doc_id in docs
+            and states_asked_kind(question, c.sentence.display)
+        ),
+        None,
+    )
+    if value is None:
+        return chosen
+    rest = [c for c in chosen if not _overlapping(c, value)]
+    return [value, *rest[: max_claims - 1]]
+
+
 def distinct(chosen: list[Picked]) -> list[Picked]:
     """Each character cited once: a unit overlapping one placed before it is left out. A
     lead-in carries the first items of its list, so the list's item that leads ("`allow_origins`
@@ -630,6 +666,7 @@ class ExtractiveGenerator:
         chosen = _pick(ranked, self._cfg, self._max_claims)
         chosen = with_continuations(ranked, chosen, self._cfg)
         chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
+        chosen = with_value(question, ranked, chosen, self._cfg, self._max_claims)
         chosen = distinct(lead_with_value(question, chosen, self._cfg.lead_margin))
         chosen = lead_with_head(ranked, chosen, self._cfg)
         if self._cfg.join_adjacent:

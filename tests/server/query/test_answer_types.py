@@ -17,6 +17,7 @@ from server.query.answer_types import (
     leads,
     stated_kinds,
     states_asked,
+    states_asked_kind,
     unbound,
     unnamed,
     unstated,
@@ -105,6 +106,16 @@ from server.query.answer_types import (
         ("Which share of the premium does the company pay?", ["fee"]),
         ("What portion of the sale goes to the developer?", ["fee"]),
         ("How much does the leave insurance cost?", ["price"]),
+        # a sum named by what it is paid as
+        ("What is the minimum payout?", ["amount of money"]),
+        ("What is the minimum amount for a cross-border payout?", ["amount of money"]),
+        ("What is the maximum refund I can get?", ["amount of money"]),
+        ("What is the maximum number of payments per month?", []),  # a count, `counted`
+        ("What is the minimum amount of time between payouts?", []),
+        # a command, asked for by name
+        ("What Alembic command should I run to make a migration?", ["command"]),
+        ("What is the command to start the dev server?", ["command"]),
+        ("Which command-line flag enables HTTP/2?", ["command-line flag"]),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -139,6 +150,37 @@ def test_an_amount_of_money_is_a_sum_a_share_or_nothing_to_pay() -> None:
     assert unstated(q, ["The deductible is $1,500 per person."]) == []
     assert unstated(q, ["The plan covers 100% of the deductible."]) == []
     assert unstated(q, ["The PPO plan is offered through Blue Cross."]) == ["amount of money"]
+
+
+def test_a_date_is_also_a_day_of_the_month_or_of_the_week() -> None:
+    q = "What day of the month are payouts sent?"
+    assert unstated(q, ["You will receive payouts on the 22nd of the month."]) == []
+    assert unstated(q, ["Payouts are sent on the third Thursday of the month."]) == []
+    assert unstated(q, ["Payouts are sent at the start of each cycle."]) == ["date"]
+    assert unstated(q, ["You will receive payouts monthly."]) == ["date"]
+
+
+def test_states_asked_kind_takes_a_default_given_and_no_count() -> None:
+    q = "How many workers does it start if I don't pass --workers?"  # a count and a default
+    assert states_asked_kind(q, "By default, it starts a single worker.")
+    assert states_asked_kind(q, "The number of workers defaults to 1.")
+    # the default named, not given; a count alone: no
+    assert not states_asked_kind(q, "An image holds the default program to run.")
+    assert not states_asked_kind(q, "You could start 4 workers with `--workers 4`.")
+    assert states_asked("How many workers does it start?", "You could start 4 workers.")
+    assert states_asked_kind("Which version added it?", "Added in version 0.99.0.")
+    assert not states_asked_kind("How do I add it?", "Added in version 0.99.0.")  # none asked
+
+
+def test_a_command_is_stated_as_code() -> None:
+    q = "What Alembic command generates a migration?"
+    assert unstated(q, ["Run `alembic revision --autogenerate` to create it."]) == []
+    assert unstated(q, ["Generate it with:\n```console\n$ alembic upgrade head\n```"]) == []
+    assert unstated(q, ["You can use Alembic directly for now."]) == ["command"]
+    # code that is no command: a call, a name
+    assert unstated(q, ["Call `SQLModel.metadata.create_all(engine)` first."]) == ["command"]
+    assert unstated(q, ["Set `target_metadata` in `env.py`."]) == ["command"]
+    assert unstated(q, ["```python\nimport alembic\n```"]) == ["command"]
 
 
 def test_a_fee_is_an_amount_or_a_share() -> None:

@@ -27,6 +27,7 @@ from server.query.generate.extractive import (
     shows_code,
     with_code,
     with_continuations,
+    with_value,
 )
 from server.query.integrity import injection
 from tests.fakes import HashEmbedder
@@ -411,6 +412,50 @@ def test_a_how_to_answer_without_code_takes_the_best_code_unit_of_a_cited_docume
     )
     assert not shows_code(lead_in.sentence)
     assert with_code(q, [prose, code, lead_in], [prose, lead_in], cfg, 6) == [code, prose]
+
+
+WEBHOOKS_DOC = (
+    "# Webhooks\n\n"
+    "You can declare the webhooks your app sends with the `webhooks` attribute.\n\n"
+    "Webhooks are documented in OpenAPI 3.1.0, supported from release 0.99.0 on.\n"
+)
+
+
+def _webhooks(text: str, score: float, doc_id: str = "webhooks.md") -> Picked:
+    chunk = HIT_1.chunk.model_copy(
+        update={
+            "text": WEBHOOKS_DOC,
+            "offsets": Offsets(start=0, end=len(WEBHOOKS_DOC)),
+            "doc_id": doc_id,
+            "source_url": doc_id,
+        }
+    )
+    unit = next(u for u in units(chunk, 900) if u.start == WEBHOOKS_DOC.index(text))
+    return Picked(
+        Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1),
+        unit,
+        score,
+        frozenset(),
+    )
+
+
+def test_an_answer_without_the_asked_value_takes_the_best_unit_that_states_it() -> None:
+    cfg = load_settings().generation  # floors: min_score 0.25, relative_cutoff 0.6
+    how = _webhooks("You can declare", 0.9)
+    version = _webhooks("Webhooks are documented", 0.7)  # 0.7 >= 0.6 * 0.9
+    ranked = [how, version]
+    q = "How do I document webhooks, and which version do I need?"
+    assert with_value(q, ranked, [how], cfg, 6) == [version, how]
+    assert with_value(q, ranked, [how], cfg, 1) == [version]  # in place of the weakest
+    # no value asked; the value already chosen; nothing chosen: as chosen
+    assert with_value("How do I document webhooks?", ranked, [how], cfg, 6) == [how]
+    assert with_value(q, ranked, [how, version], cfg, 6) == [how, version]
+    assert with_value(q, ranked, [], cfg, 6) == []
+    # below the floor (0.5 < 0.54), or from a document the best chosen unit is not in
+    weak = dataclasses.replace(version, score=0.5)
+    assert with_value(q, [how, weak], [how], cfg, 6) == [how]
+    elsewhere = _webhooks("Webhooks are documented", 0.7, doc_id="other.md")
+    assert with_value(q, [how, elsewhere], [how], cfg, 6) == [how]
 
 
 def test_a_unit_overlapping_one_placed_before_it_is_left_out() -> None:
