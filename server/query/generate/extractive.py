@@ -97,8 +97,27 @@ def _twin(cand: Picked, chosen: Picked) -> Picked:
     return dataclasses.replace(keep, score=chosen.score, also_in=also)
 
 
-def _overlap(question: set[str], words: list[str]) -> float:
-    return len(question & set(words)) / len(question) if question else 0.0
+def _overlap(question: Mapping[str, float], words: list[str]) -> float:
+    """Weighted share of the question's content words `words` holds (`question_weights`)."""
+    total = sum(question.values())
+    return sum(question[w] for w in set(words) if w in question) / total if total else 0.0
+
+
+# A question of several sentences ("Our servers have no internet access. What can I do?")
+# asks in the ones that end in "?": their words count this many times as much as the
+# setting's words (our choice).
+ASKING_SENTENCE_WEIGHT = 2.0
+_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+")
+
+
+def question_weights(question: str) -> dict[str, float]:
+    """The question's content words, each weighted 1, or `ASKING_SENTENCE_WEIGHT` when the
+    question has several sentences and this word is in one that asks (ends in "?")."""
+    parts = [p for p in _SENTENCE_CUT.split(question.strip()) if p]
+    asking = {
+        w for p in parts if len(parts) > 1 and p.rstrip().endswith("?") for w in content_words(p)
+    }
+    return {w: ASKING_SENTENCE_WEIGHT if w in asking else 1.0 for w in content_words(question)}
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -136,7 +155,7 @@ def features(
             pairs.append((h, u))
     if not pairs:
         return []
-    qwords = set(content_words(question))
+    qwords = question_weights(question)
     vectors = embedder.embed_documents([unit_input(h.chunk, s.scored) for h, s in pairs])
     qv = embedder.embed_query(question)
     best = max(h.score_norm for h in hits[:evidence_hits]) or 1.0

@@ -23,6 +23,7 @@ from server.query.generate.extractive import (
     join_adjacent,
     lead_with_head,
     lead_with_value,
+    question_weights,
     select,
     shows_code,
     with_code,
@@ -830,3 +831,13 @@ def test_of_the_code_units_the_one_with_the_question_s_numbers_leads() -> None:
     # no number asked, or none written: the better scored code unit leads
     assert lead_with_value("How do I set a timeout?", [five, tuned]) == [five, tuned]
     assert lead_with_value("How do I wait 30 seconds?", [five, tuned]) == [five, tuned]
+
+
+def test_the_asking_sentence_of_a_question_of_several_weighs_double() -> None:
+    q = "I applied for a job in the EU. Might they charge me for a copy of my data?"
+    weights = question_weights(q)
+    assert weights["charge"] == 2.0 and weights["copy"] == 2.0 and weights["data"] == 2.0
+    assert weights["job"] == 1.0 and weights["eu"] == 1.0  # the setting
+    # one sentence, or none that asks: every word once
+    assert set(question_weights("Might they charge me for a copy?").values()) == {1.0}
+    assert set(question_weights("I applied. Tell me the fee.").values()) == {1.0}
