@@ -258,6 +258,19 @@ SUBJECT_MIN_TEXTS = 5
 WHOLE_NAME_POOL = 20
 
 
+_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+")
+
+
+def asking_sentences(question: str) -> str:
+    """The sentences of `question` that ask (end in "?"), when it has several sentences and
+    at least one asks ("I live in Germany. Which company is responsible for my data?" ->
+    "Which company is responsible for my data?"); else the whole question. The others set
+    the scene."""
+    parts = [p for p in _SENTENCE_CUT.split(question.strip()) if p]
+    asking = [p for p in parts if p.rstrip().endswith("?")]
+    return " ".join(asking) if len(parts) > 1 and asking else question
+
+
 def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[str, ...]:
     """The question's names that none of `texts` mentions, when they are at least `share`
     of its names (else none: one unknown name among several is often just context).
@@ -266,7 +279,10 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
     spelling ("AlphaBeta" for the abstract's "Aβ"), so there a missing name is no evidence
     that the corpus is silent; the score rule and the checker judge statements.
     """
-    names = named_terms(question) if is_question(question) else ()
+    # a name only in a sentence that sets the scene ("I'm browsing from Italy. Do you ...?")
+    # is the asker's situation, not what the corpus must be about
+    asked = asking_sentences(question)
+    names = tuple(n for n in named_terms(question) if n in asked) if is_question(question) else ()
     if not names:
         return ()
     pool = list(texts)

@@ -32,6 +32,7 @@ from server.core.settings.generation import GenerationSettings
 from server.core.text import (
     HTML_COMMENT,
     HTML_TAG,
+    asking_sentences,
     content_words,
     embed_input,
     word_run,
@@ -107,16 +108,13 @@ def _overlap(question: Mapping[str, float], words: list[str]) -> float:
 # asks in the ones that end in "?": their words count this many times as much as the
 # setting's words (our choice).
 ASKING_SENTENCE_WEIGHT = 2.0
-_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+")
 
 
 def question_weights(question: str) -> dict[str, float]:
     """The question's content words, each weighted 1, or `ASKING_SENTENCE_WEIGHT` when the
-    question has several sentences and this word is in one that asks (ends in "?")."""
-    parts = [p for p in _SENTENCE_CUT.split(question.strip()) if p]
-    asking = {
-        w for p in parts if len(parts) > 1 and p.rstrip().endswith("?") for w in content_words(p)
-    }
+    question has several sentences and this word is in one that asks (`asking_sentences`)."""
+    asked = asking_sentences(question)
+    asking = set(content_words(asked)) if asked != question else set()
     return {w: ASKING_SENTENCE_WEIGHT if w in asking else 1.0 for w in content_words(question)}
 
 

@@ -7,6 +7,7 @@ import pytest
 from server.core.text import (
     WHOLE_NAME_POOL,
     alternatives,
+    asking_sentences,
     display,
     embed_context,
     embed_input,
@@ -94,6 +95,26 @@ def test_missing_names_needs_a_share_of_the_names() -> None:
     assert missing_names(three, ["Pete Sampras"], 0.5) == ("Henri Leconte", "Jonathan Stark")
     assert missing_names("how does gitlab work", [], 0.5) == ()  # names nothing
     assert missing_names("GitLab handles DMCA notices.", [], 0.5) == ()  # a statement
+
+
+def test_the_asking_sentences_of_a_question_of_several() -> None:
+    q = "I live in Germany. Which company is responsible for my data?"
+    assert asking_sentences(q) == "Which company is responsible for my data?"
+    two = "I moved. Who holds my data? Can I see it?"
+    assert asking_sentences(two) == "Who holds my data? Can I see it?"
+    # one sentence, or none that asks: the whole question
+    assert asking_sentences("Which company holds my data?") == "Which company holds my data?"
+    assert asking_sentences("I moved. Tell me who holds it.") == "I moved. Tell me who holds it."
+
+
+def test_a_name_only_in_a_sentence_that_sets_the_scene_is_not_required() -> None:
+    pool = ["Automattic's privacy policy", "the data controller for WordPress.com"]
+    q = "I live in Germany. Which company is responsible for my Automattic data?"
+    assert missing_names(q, pool, 0.5) == ()
+    # asked about, it is required
+    assert missing_names("Which Automattic company handles data in Germany?", pool, 0.5) == (
+        "Germany",
+    )
 
 
 def test_a_name_offered_with_a_found_alternative_is_not_missing() -> None:
