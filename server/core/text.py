@@ -97,8 +97,9 @@ def display(text: str) -> str:
     spans = [m.group(0) for m in CODE_SPAN.finditer(text)]
     text = CODE_SPAN.sub("\x00", text)
     text = re.sub(r"\*\*(.+?)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1\2", text)
-    # the other half of a strong span split between sentences ("... limited to $500.**")
-    text = re.sub(r"^\s*(?:\*\*|__)(?=\S)|(?<=\S)(?:\*\*|(?<!\w)__)\s*$", "", text)
+    # the other half of a strong span split between sentences ("... limited to $500.**");
+    # a leading "__" before a word is a name (a cookie `__ssid` in a table cell), not a half
+    text = re.sub(r"^\s*(?:\*\*|__(?!\w))(?=\S)|(?<=\S)(?:\*\*|(?<!\w)__)\s*$", "", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
     for span in spans:
         text = text.replace("\x00", span, 1)

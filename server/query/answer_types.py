@@ -86,6 +86,7 @@ _BUFFER = r"buffer"
 # verbs say what is left out, they ask nothing).
 _IF_NOT_GIVEN = r"\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|specify|provide)\b"
 # "What does the cost include?" asks what it covers, not a price.
+_OUT_OF_THE_BOX = r"\bout of the box\b"  # "by default", in other words
 _NOT_A_PRICE = r"(?!\s+(?:of|include|includes|cover|covers)\b)"
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
 _MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
@@ -174,6 +175,8 @@ TYPES: tuple[AnswerType, ...] = (
             rf"|\bsize of (?:a |an |the |each |one )?(?:single )?(?:[\w-]+ ){{0,2}}?{_DATA_NOUN}"
             # "How large does it let the buffer grow?"
             rf"|\bhow (?:large|big)\b[^?]*\b(?:{_DATA_NOUN}|{_BUFFER})s?\b"
+            # "the biggest WebSocket message" (not "the maximum number of files")
+            rf"|\b(?:biggest|largest|maximum|max)\s+(?:{_NOT_A_COUNT}[\w-]+\s+){{0,2}}?{_DATA_NOUN}s?\b"
             r"|\bhow much (?:[\w-]+ ){0,3}?(?:storage|disk|space|memory|bandwidth)\b"
             r"|\bin (?:[KMGT]i?B|bytes)\b",
             _I,
@@ -320,7 +323,10 @@ TYPES: tuple[AnswerType, ...] = (
             r"\bby default\b|\b(?:what|which) (?:is |are )?(?:the |its )?default\b"
             r"|\bdefault (?:value|setting|behaviou?r)s?\b"
             # "What is its autoescape setting if I don't pass autoescape?"
-            rf"|{_IF_NOT_GIVEN}",
+            rf"|{_IF_NOT_GIVEN}"
+            # "What's the biggest message it accepts out of the box?" (not "Does it work out of
+            # the box?", which asks whether)
+            rf"|\b(?:what|which|how)\b[^?]*{_OUT_OF_THE_BOX}",
             _I,
         ),
         # the default named, or what happens when nothing is set
@@ -670,6 +676,7 @@ _NOT_ASKING = (
     _NOT_A_PRICE,
     _BUFFER,
     _IF_NOT_GIVEN,
+    _OUT_OF_THE_BOX,
 )
 
 

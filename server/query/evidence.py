@@ -138,7 +138,9 @@ _ASKS_WORDS = re.compile(
     re.I,
 )
 _ASKS_VERSION = re.compile(
-    r"\b(?:version|release|released|changelog|added in|since when|deprecated)\b|\d+\.\d+", re.I
+    r"\b(?:version|release|released|changelog|added in|since when|deprecat\w*|removed|dropped|"
+    r"no longer|what happened to|still (?:supported|works?|available|exists?))\b|\d+\.\d+",
+    re.I,
 )
 
 

@@ -212,6 +212,9 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
         "Call `Flask(__name__)` in `__init__.py`."
     )
     assert display("Set my__private__name and __strong__.") == "Set my__private__name and strong."
+    # a name that opens with underscores (a table cell's cookie `__ssid`) keeps them
+    assert display("__ssid") == "__ssid"
+    assert display("__stripe_sid / __stripe_mid") == "__stripe_sid / __stripe_mid"
     assert display("A ``x`**y**`` code span.") == "A ``x`**y**`` code span."
     # MDX: JSX string expressions and inline <code> (SWR's docs)
     mdx = "On a slow network (2G, {'<='} 70Kbps), <code>errorRetryInterval</code> is 10s, and{' '}"

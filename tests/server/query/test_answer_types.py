@@ -112,6 +112,10 @@ from server.query.answer_types import (
         ("What is the maximum refund I can get?", ["amount of money"]),
         ("What is the maximum number of payments per month?", []),  # a count, `counted`
         ("What is the minimum amount of time between payouts?", []),
+        # a default asked "out of the box"; a size by "the biggest X"
+        ("What's the biggest message it accepts out of the box?", ["size", "default value"]),
+        ("Does it work out of the box?", []),
+        ("What is the maximum number of files I can upload?", []),
         # a command, asked for by name
         ("What Alembic command should I run to make a migration?", ["command"]),
         ("What is the command to start the dev server?", ["command"]),

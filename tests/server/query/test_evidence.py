@@ -5,9 +5,12 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime
 
+import pytest
+
 from server.core.contracts import Chunk, Offsets
 from server.query.evidence import (
     admissible,
+    asks_for_version,
     in_change_log,
     is_aside,
     is_changelog,
@@ -514,3 +517,23 @@ def test_items_and_rows_past_a_lead_in_s_cut_are_units_of_their_own() -> None:
 def test_prose_with_a_pipe_in_code_is_no_table() -> None:
     text = "Declare it as `str | None` to make it optional.\nThe default is `None`.\n"
     assert [u.kind for u in units(_whole(text))] == ["sentence", "sentence"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Since which release can I use dataclasses?", True),
+        ("Is that deprecated?", True),
+        # what became of a feature is told by the change log
+        ("My reload setup relied on watchgod. Is that still supported?", True),
+        ("An old script uses `--debug` and now fails. What happened to that flag?", True),
+        ("Was the `--debug` flag removed?", True),
+        ("Does it no longer run on Python 3.8?", True),
+        ("How do I remove a header from the response?", False),
+        ("How do I make it work with a proxy?", False),
+    ],
+)
+def test_a_question_about_what_became_of_a_feature_asks_about_a_version(
+    question: str, expected: bool
+) -> None:
+    assert asks_for_version(question) is expected
