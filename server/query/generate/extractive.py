@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from server.core import markdown
@@ -335,6 +335,34 @@ def shows_code(unit: Unit) -> bool:
     return unit.kind == "code" or unit.reference is not None or markdown.has_fence(unit.quote)
 
 
+def _with_best(
+    ranked: Sequence[Picked],
+    chosen: list[Picked],
+    cfg: GenerationSettings,
+    max_claims: int,
+    wanted: Callable[[Unit], bool],
+) -> list[Picked]:
+    """`chosen` with the best unit of `ranked` that is `wanted`, when no chosen unit is: it
+    joins them first (in place of the weakest at `max_claims`) if it clears the floors the
+    chosen units cleared and comes from the best chosen unit's document."""
+    if not chosen or any(wanted(c.sentence) for c in chosen):
+        return chosen
+    floor = _floor(ranked, cfg)  # chosen units came from `ranked`, so it is not empty
+    docs = _docs(chosen[0])
+    best = next(
+        (
+            c
+            for c in ranked
+            if c.score >= floor and c.hit.chunk.doc_id in docs and wanted(c.sentence)
+        ),
+        None,
+    )
+    if best is None:
+        return chosen
+    rest = [c for c in chosen if not _overlapping(c, best)]
+    return [best, *rest[: max_claims - 1]]
+
+
 def with_code(
     question: str,
     ranked: Sequence[Picked],
@@ -343,31 +371,18 @@ def with_code(
     max_claims: int,
 ) -> list[Picked]:
     """A "how do I" question is answered in technical documentation by the code that does it:
-    when no chosen unit carries code, the best unit that does joins them (in place of the
-    weakest at `max_claims`) if it clears the floors the chosen units cleared and comes from
-    the best chosen unit's document (code elsewhere on the topic shows something else: the
-    first-steps file for "how do I debug my app"). `lead_with_value` then puts it first. Such
-    code is passed over when other units fill the claims first (the other-section cut-off,
-    redundancy, `max_claims`). Measured, all-MiniLM-L6-v2 extractive, `citegate eval` on the
-    FastAPI dev set: citation match 0.699 -> 0.726, match@1 0.507 -> 0.534 (f51 `--workers`,
-    f67 the temporary response's `status_code`), nothing else lost; site policy and the
-    ClapNQ held-out half unchanged (no code)."""
-    if not chosen or not asks_how_to(question) or any(shows_code(c.sentence) for c in chosen):
+    when no chosen unit carries code, the best unit that does joins them (`_with_best`: in
+    place of the weakest at `max_claims`, if it clears the floors the chosen units cleared
+    and comes from the best chosen unit's document; code elsewhere on the topic shows
+    something else: the first-steps file for "how do I debug my app"). `lead_with_value` then
+    puts it first. Such code is passed over when other units fill the claims first (the
+    other-section cut-off, redundancy, `max_claims`). Measured, all-MiniLM-L6-v2 extractive,
+    `citegate eval` on the FastAPI dev set: citation match 0.699 -> 0.726, match@1 0.507 ->
+    0.534 (f51 `--workers`, f67 the temporary response's `status_code`), nothing else lost;
+    site policy and the ClapNQ held-out half unchanged (no code)."""
+    if not asks_how_to(question):
         return chosen
-    floor = _floor(ranked, cfg)  # chosen units came from `ranked`, so it is not empty
-    docs = _docs(chosen[0])
-    code = next(
-        (
-            c
-            for c in ranked
-            if c.score >= floor and shows_code(c.sentence) and c.hit.chunk.doc_id in docs
-        ),
-        None,
-    )
-    if code is None:
-        return chosen
-    rest = [c for c in chosen if not _overlapping(c, code)]
-    return [code, *rest[: max_claims - 1]]
+    return _with_best(ranked, chosen, cfg, max_claims, shows_code)
 
 
 def with_value(
@@ -379,30 +394,14 @@ def with_value(
 ) -> list[Picked]:
     """A question that asks for a kind of value (a version, a date, a duration:
     `answer_types.states_asked_kind`) is answered by the unit that states one: when no chosen
-    unit does, the best unit that does joins them (in place of the weakest at `max_claims`) if it
-    clears the floors the chosen units cleared and comes from the best chosen unit's
-    document, as `with_code` does for code. "How can I document outgoing webhooks, and which
-    FastAPI version do I need?" chose the units on how, none with "supported by FastAPI
-    `0.99.0` and above", and the answer-type rule then refused it. `lead_with_value` puts it
-    first; a value about something else is still refused (`answer_types.unbound`)."""
-    if not chosen or any(states_asked_kind(question, c.sentence.display) for c in chosen):
-        return chosen
-    floor = _floor(ranked, cfg)  # chosen units came from `ranked`, so it is not empty
-    docs = _docs(chosen[0])
-    value = next(
-        (
-            c
-            for c in ranked
-            if c.score >= floor
-            and c.hit.chunk.doc_id in docs
-            and states_asked_kind(question, c.sentence.display)
-        ),
-        None,
+    unit does, the best unit that does joins them (`_with_best`), as `with_code` does for
+    code. "How can I document outgoing webhooks, and which FastAPI version do I need?" chose
+    the units on how, none with "supported by FastAPI `0.99.0` and above", and the
+    answer-type rule then refused it. `lead_with_value` puts it first; a value about
+    something else is still refused (`answer_types.unbound`)."""
+    return _with_best(
+        ranked, chosen, cfg, max_claims, lambda u: states_asked_kind(question, u.display)
     )
-    if value is None:
-        return chosen
-    rest = [c for c in chosen if not _overlapping(c, value)]
-    return [value, *rest[: max_claims - 1]]
 
 
 def distinct(chosen: list[Picked]) -> list[Picked]:

@@ -156,14 +156,6 @@ def test_an_amount_of_money_is_a_sum_a_share_or_nothing_to_pay() -> None:
     assert unstated(q, ["The PPO plan is offered through Blue Cross."]) == ["amount of money"]
 
 
-def test_a_date_is_also_a_day_of_the_month_or_of_the_week() -> None:
-    q = "What day of the month are payouts sent?"
-    assert unstated(q, ["You will receive payouts on the 22nd of the month."]) == []
-    assert unstated(q, ["Payouts are sent on the third Thursday of the month."]) == []
-    assert unstated(q, ["Payouts are sent at the start of each cycle."]) == ["date"]
-    assert unstated(q, ["You will receive payouts monthly."]) == ["date"]
-
-
 def test_states_asked_kind_takes_a_default_given_and_no_count() -> None:
     q = "How many workers does it start if I don't pass --workers?"  # a count and a default
     assert states_asked_kind(q, "By default, it starts a single worker.")
@@ -176,15 +168,32 @@ def test_states_asked_kind_takes_a_default_given_and_no_count() -> None:
     assert not states_asked_kind("How do I add it?", "Added in version 0.99.0.")  # none asked
 
 
-def test_a_command_is_stated_as_code() -> None:
-    q = "What Alembic command generates a migration?"
-    assert unstated(q, ["Run `alembic revision --autogenerate` to create it."]) == []
-    assert unstated(q, ["Generate it with:\n```console\n$ alembic upgrade head\n```"]) == []
-    assert unstated(q, ["You can use Alembic directly for now."]) == ["command"]
-    # code that is no command: a call, a name
-    assert unstated(q, ["Call `SQLModel.metadata.create_all(engine)` first."]) == ["command"]
-    assert unstated(q, ["Set `target_metadata` in `env.py`."]) == ["command"]
-    assert unstated(q, ["```python\nimport alembic\n```"]) == ["command"]
+_PAYOUT_DAY = "What day of the month are payouts sent?"
+_ALEMBIC = "What Alembic command generates a migration?"
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "unstated_kinds"),
+    [
+        # a date is also a day of the month or of the week
+        (_PAYOUT_DAY, "You will receive payouts on the 22nd of the month.", []),
+        (_PAYOUT_DAY, "Payouts are sent on the third Thursday of the month.", []),
+        (_PAYOUT_DAY, "Payouts are sent at the start of each cycle.", ["date"]),
+        (_PAYOUT_DAY, "You will receive payouts monthly.", ["date"]),
+        # a command is stated as code: a program with its arguments, a shell block
+        (_ALEMBIC, "Run `alembic revision --autogenerate` to create it.", []),
+        (_ALEMBIC, "Generate it with:\n```console\n$ alembic upgrade head\n```", []),
+        (_ALEMBIC, "You can use Alembic directly for now.", ["command"]),
+        # code that is no command: a call, a name, Python
+        (_ALEMBIC, "Call `SQLModel.metadata.create_all(engine)` first.", ["command"]),
+        (_ALEMBIC, "Set `target_metadata` in `env.py`.", ["command"]),
+        (_ALEMBIC, "```python\nimport alembic\n```", ["command"]),
+    ],
+)
+def test_a_date_and_a_command_are_stated_in_their_own_forms(
+    question: str, claim: str, unstated_kinds: list[str]
+) -> None:
+    assert unstated(question, [claim]) == unstated_kinds
 
 
 def test_a_fee_is_an_amount_or_a_share() -> None:
