@@ -292,7 +292,8 @@ def missing_names(question: str, texts: Iterable[str], share: float) -> tuple[st
     # A name offered as one of several ("pasting what ChatGPT or Copilot wrote") is not
     # missing when an alternative it is offered with is found: the question is about either.
     found = set(names) - set(absent)
-    absent = tuple(n for n in absent if not alternatives(question, n) & found)
+    offered = alternatives(question)
+    absent = tuple(n for n in absent if not any(n in run and run & found for run in offered))
     if not absent:
         return ()
     # The corpus's own subject ("FastAPI" in FastAPI's docs: in half the candidates or more)
@@ -321,29 +322,26 @@ _COMPARES = re.compile(
 )
 
 
-def alternatives(question: str, name: str) -> set[str]:
-    """The names the question offers beside `name` as alternatives to it: the names of the
-    run "A or B" or "A, B or C" that holds it (`named_terms`; possessives and case as the
-    question writes them); empty when it stands alone or the question compares them
-    (`_COMPARES`)."""
-    names = named_terms(question)
-    if name not in names or _COMPARES.search(question):
-        return set()
-    at = sorted((i, n) for n in names if (i := question.find(n)) >= 0)
-    runs: list[list[str]] = []
-    end = -1
+def alternatives(question: str) -> list[frozenset[str]]:
+    """The runs of names the question offers as alternatives: "A or B", "A, B or C"
+    (`named_terms`; possessives and case as the question writes them). None when the
+    question compares its names (`_COMPARES`), and a run joined by commas alone is a list,
+    not alternatives."""
+    if _COMPARES.search(question):
+        return []
+    at = sorted((i, n) for n in named_terms(question) if (i := question.find(n)) >= 0)
+    runs: list[tuple[list[str], bool]] = []  # the names, and whether an "or" joins them
+    end = 0
     for i, n in at:
-        if runs and end >= 0 and _OR_BETWEEN.fullmatch(question[end:i]):
-            runs[-1].append(n)
+        gap = question[end:i]
+        if runs and _OR_BETWEEN.fullmatch(gap):
+            names, joined_by_or = runs[-1]
+            names.append(n)
+            runs[-1] = (names, joined_by_or or re.search(r"\bor\b", gap, re.I) is not None)
         else:
-            runs.append([n])
+            runs.append(([n], False))
         end = i + len(n)
-    run = next((r for r in runs if name in r), [name])
-    # a run joined by commas alone is a list, not alternatives: it needs an "or"
-    joined = question[question.find(run[0]) : question.find(run[-1]) + len(run[-1])]
-    if len(run) < 2 or not re.search(r"\bor\b", joined, re.IGNORECASE):
-        return set()
-    return set(run) - {name}
+    return [frozenset(names) for names, joined_by_or in runs if joined_by_or]
 
 
 # A code identifier written the way only code writes it: a snake_case name

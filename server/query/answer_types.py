@@ -588,14 +588,22 @@ def gives_default(question: str, text: str) -> bool:
 
 
 def states_asked_kind(question: str, text: str) -> bool:
-    """Whether `text` states a value of a kind the question asks for (`asked_types`), a
-    default only when it gives one (`gives_default`), and a count aside: a word or a number
-    near the counted noun is too loose a sign to fetch a unit by ("the default program ... of
-    a container" for "How many worker processes ... if I don't pass --workers?",
-    "approximately 1 business day, upon request" for "how many removal requests ...")."""
+    """Whether `text` states a value of a kind the question asks for (`asked_types`, read by
+    `states_kind`)."""
+    return states_kind(asked_types(question), text)
+
+
+def states_kind(kinds: Sequence[AnswerType], text: str) -> bool:
+    """Whether `text` states a value of one of `kinds`, a default only when it gives one
+    (`_GIVES_DEFAULT`); a count is no kind here: a word or a number near the counted noun
+    is too loose a sign to fetch a unit by ("the default program ... of a container" for "How
+    many worker processes ... if I don't pass --workers?", "approximately 1 business day,
+    upon request" for "how many removal requests ...")."""
     return any(
-        gives_default(question, text) if t is _DEFAULT else t.stated_in(text)
-        for t in asked_types(question)
+        _GIVES_DEFAULT.search(_MARKERS.sub("", text)) is not None
+        if t is _DEFAULT
+        else t.stated_in(text)
+        for t in kinds
     )
 
 

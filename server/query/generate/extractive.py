@@ -39,6 +39,7 @@ from server.core.text import (
 )
 from server.query.answer_types import (
     acronyms,
+    asked_types,
     asks_how_to,
     code_names,
     common_names,
@@ -47,7 +48,7 @@ from server.query.answer_types import (
     gives_default,
     leads,
     stated_kinds,
-    states_asked_kind,
+    states_kind,
 )
 from server.query.claims import classify_claim, render
 from server.query.evidence import Unit, admissible, sentence_parts, unit_input, units
@@ -393,15 +394,16 @@ def with_value(
     max_claims: int,
 ) -> list[Picked]:
     """A question that asks for a kind of value (a version, a date, a duration:
-    `answer_types.states_asked_kind`) is answered by the unit that states one: when no chosen
+    `answer_types.states_kind`) is answered by the unit that states one: when no chosen
     unit does, the best unit that does joins them (`_with_best`), as `with_code` does for
     code. "How can I document outgoing webhooks, and which FastAPI version do I need?" chose
     the units on how, none with "supported by FastAPI `0.99.0` and above", and the
     answer-type rule then refused it. `lead_with_value` puts it first; a value about
     something else is still refused (`answer_types.unbound`)."""
-    return _with_best(
-        ranked, chosen, cfg, max_claims, lambda u: states_asked_kind(question, u.display)
-    )
+    kinds = asked_types(question)  # read once, not for every unit
+    if not kinds:
+        return chosen
+    return _with_best(ranked, chosen, cfg, max_claims, lambda u: states_kind(kinds, u.display))
 
 
 def distinct(chosen: list[Picked]) -> list[Picked]:
