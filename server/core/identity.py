@@ -9,7 +9,9 @@ from server.core.contracts import IndexIdentity, IndexMeta
 from server.core.errors import IndexMismatchError
 from server.core.settings.ingest import IngestSettings
 
-CHUNKER_VERSION = "sections-v2"  # v2: the dense vector embeds title > heading path + text
+# v2: the dense vector embeds title > heading path + text; v3: setext headings (a one-line
+# paragraph underlined with === or ---) open sections and name them.
+CHUNKER_VERSION = "sections-v3"
 
 
 def chunker_id(ingest: IngestSettings) -> str:

@@ -11,16 +11,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard
 
-# An explicit anchor after a heading's text: `{ #id }` (mkdocs attr_list) or `[#id]` (Nextra).
+# An explicit anchor after a heading's text: `{ #id }` or `{: #id .class }` (Python-Markdown's
+# attr_list, as in mkdocs and kramdown) or `[#id]` (Nextra).
 HEADING = re.compile(
-    r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{[ \t]*#([\w-]+)[ \t]*\}|\[#([\w-]+)\])?[ \t]*#*[ \t]*$"
+    r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{:?[ \t]*#([\w-]+)[^}\n]*\}|\[#([\w-]+)\])?[ \t]*#*[ \t]*$"
 )
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
+# A setext heading's underline (CommonMark 4.3): under a one-line paragraph, a line of `=`
+# makes it a level-1 heading and a line of `-` a level-2 one ("Privacy Policy" then "=====").
+# Two dashes at least: a lone "-" is an empty list item.
+SETEXT = re.compile(r"^ {0,3}(?:(=+)|-{2,})[ \t]*$", re.MULTILINE)
+_SETEXT_TITLE = re.compile(r"^[ \t]*(.+?)[ \t]*(?:\{:?[ \t]*#([\w-]+)[^}\n]*\})?[ \t]*$")
 # Documentation-generator directives: an include (`{* ../docs_src/x.py hl[3] *}`), an API
 # reference (`::: fastapi.UploadFile`), an admonition or block marker (`!!! tip`, `/// note`),
 # a content tab's label (`=== "macOS and Linux"`, mkdocs-material; its content is indented),
@@ -33,7 +39,7 @@ DIRECTIVE = re.compile(
 )
 INCLUDE = re.compile(r"\{\*\s*([^\s*]+)|^[ \t]*--8<--[ \t]+[\"']([^\"'\n]+)[\"']")
 TAB_LABEL = re.compile(r'^[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
-ANCHOR = re.compile(r"\{[ \t]*#[\w-]+[ \t]*\}|\[#[\w-]+\](?=[ \t]*#*[ \t]*$)")
+ANCHOR = re.compile(r"\{:?[ \t]*#[\w-]+[^}\n]*\}|\[#[\w-]+\](?=[ \t]*#*[ \t]*$)")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 BlockKind = Literal["heading", "paragraph", "list", "code", "table", "directive", "html"]
@@ -105,12 +111,30 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 
 def headings(text: str) -> list[Heading]:
-    """The ATX headings of a Markdown text in order; `#` lines inside code fences are not."""
+    """The headings of a Markdown text in order: ATX (`## Title`) and setext (a one-line
+    paragraph underlined with `===` or `---`, as `blocks` reads it); none inside code fences."""
+    body = body_start(text)
     found = []
-    for pos, line, code in lines(text, body_start(text)):
+    for pos, line, code in lines(text, body):
         if not code and (h := HEADING.match(line.rstrip("\n"))):
             found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3) or h.group(4)))
-    return found
+    if not SETEXT.search(text, body):  # the common case: no underline, no second pass
+        return found
+    for block in blocks(text[body:]):
+        start, end = body + block.start, body + block.end
+        if block.kind == "heading" and (head := _setext(text[start:end])):
+            found.append(Heading(start, *head))
+    return sorted(found, key=lambda h: h.start)
+
+
+def _setext(block: str) -> tuple[int, str, str | None] | None:
+    """(level, text, anchor) of a setext heading block (title line, underline), else None."""
+    title, _, under = block.partition("\n")
+    m = SETEXT.match(under)
+    t = _SETEXT_TITLE.match(title)
+    if m is None or t is None:
+        return None
+    return (1 if m.group(1) else 2), t.group(1), t.group(2)
 
 
 def heading_path(text: str, pos: int) -> tuple[str, ...]:
@@ -159,6 +183,17 @@ def _joins(cur: Block, kind: BlockKind, line: str) -> bool:
     return cur.kind == kind and kind in ("paragraph", "table", "html")
 
 
+def _underlines(cur: Block | None, last: int, line: str) -> TypeGuard[Block]:
+    """Whether a non-code `line` underlines the one-line paragraph `cur` (which started on
+    the line before, at `last`) into a setext heading."""
+    return (
+        cur is not None
+        and cur.kind == "paragraph"
+        and cur.start == last
+        and SETEXT.match(line.rstrip("\n")) is not None
+    )
+
+
 def blocks(text: str, in_code: bool = False) -> list[Block]:
     """Block structure of a Markdown fragment: headings, paragraphs, lists (with their
     indented continuation lines), whole code fences, tables, directives and HTML lines.
@@ -171,8 +206,14 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
     out: list[Block] = []
     cur: Block | None = Block("code", 0, 0) if in_code else None
     in_tag = False  # inside a tag opened on an earlier line and not closed (a blank line ends it)
+    last = -1  # where the previous line starts
     for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))
+        if not code and _underlines(cur, last, line):
+            out.append(Block("heading", cur.start, end))
+            cur, last = None, pos
+            continue
+        last = pos
         kind: BlockKind = "code" if code else _kind(line)
         if not code and line.strip() and (in_tag or _OPEN_TAG.match(line.rstrip("\n"))):
             kind, in_tag = "html", ">" not in line

@@ -22,6 +22,41 @@ def test_headings_skip_front_matter_and_code_fences() -> None:
     ]
 
 
+SETEXT_DOC = (
+    "Terms\n"  # 0..5: the title line of a level-1 setext heading
+    "=====\n"  # 6..11
+    "\n"  # 12
+    "Intro text.\n"  # 13..24: a paragraph of two lines, then a line of dashes
+    "more text\n"  # 25..34
+    "----\n"  # 35..39: under two lines, it stays part of that paragraph
+    "\n"  # 40
+    "Fees { #fees }\n"  # 41..55: a level-2 setext heading with an explicit anchor
+    "---\n"  # 56..59
+    "\n"  # 60
+    "```\nCode\n====\n```\n"  # 4+5+5+4 = 18: 61..78, an underline inside a fence is code
+    "- item\n"  # 79..85
+    "---\n"  # 86..89: under a list item, no heading
+)
+
+
+def test_setext_headings_are_headings_of_one_line_paragraphs() -> None:
+    found = markdown.headings(SETEXT_DOC)
+    assert [(h.start, h.level, h.text, h.anchor) for h in found] == [
+        (0, 1, "Terms", None),
+        (41, 2, "Fees", "fees"),
+    ]
+    assert markdown.heading_path(SETEXT_DOC, 70) == ("Terms", "Fees")
+    kinds = [(b.kind, b.start, b.end) for b in markdown.blocks(SETEXT_DOC)]
+    assert kinds == [
+        ("heading", 0, 11),
+        ("paragraph", 13, 39),
+        ("heading", 41, 59),
+        ("code", 61, 78),
+        ("list", 79, 85),
+        ("paragraph", 86, 89),
+    ]
+
+
 def test_section_bounds_run_from_heading_to_next_heading() -> None:
     assert len(DOC) == 88
     assert markdown.section_bounds(DOC, 50) == (17, 72)  # inside the fence, under "Top"
@@ -85,6 +120,20 @@ def test_a_snippet_include_is_a_directive_naming_its_file() -> None:
     assert markdown.include_target(line) == "docs/reference/.preview-features.md"
     assert markdown.include_target("{* ../docs_src/app.py hl[3] *}") == "../docs_src/app.py"
     assert markdown.include_target('Write --8<-- "x" to include x.') is None  # prose about it
+
+
+def test_a_heading_anchor_may_be_an_attribute_list() -> None:
+    # Python-Markdown's attr_list, as mkdocs and kramdown write it: `{: #id .class }`.
+    for line, text, anchor in [
+        ("## The Pocket Service {: #service }", "The Pocket Service", "service"),
+        ("### Fees {: #fees .wide }", "Fees", "fees"),
+        ("## Fees { #fees }", "Fees", "fees"),
+        ("## Fees {: .wide }", "Fees {: .wide }", None),  # no id: left as written
+    ]:
+        (found,) = markdown.headings(line + "\n")
+        assert (found.text, found.anchor) == (text, anchor)
+        hashes = line.split(" ", 1)[0]
+        assert markdown.ANCHOR.sub("", line).rstrip() == (f"{hashes} {text}" if anchor else line)
 
 
 def test_slugify() -> None:
