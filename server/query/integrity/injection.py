@@ -901,7 +901,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "obey",
         re.compile(
             r"\b(?:if you (?:don't|do not) comply|(?:start|stop) complying|"
-            r"comply with (?:these|my)|"
+            # "... comply with these terms, say X": the order follows; "fail to comply with
+            # these Terms" (a contract) has none
+            r"comply with my\b|comply with these\b(?=[^.!?\n]{0,40}\b(?:say|reply|respond|answer|"
+            r"print|output|write)\b)|"
             r"(?:obey|follow|question) (?:my|the user's|human|all) (?:orders?|commands?)|"
             r"(?:dan|developer|god|jailbreak|unrestricted|unfiltered) mode)\b",
             _I,
@@ -920,7 +923,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "print_literal",
         re.compile(
-            r"\b(?:just|only|simply|now)\s+(?:print|say|output|repeat|write|reply|respond)\b|"
+            # with the literal to print ("just print "I hate humans"", "Now output CANARY-1"),
+            # not documentation's "we only print errors", "Now print the data"
+            r"\b(?:just|only|simply|now)\s+(?:print|say|output|repeat|write|reply|respond)\s+"
+            r"(?:(?:with\s+)?the\s+(?:word|phrase|string|token|code)\s+)?"
+            r"(?:[\"“'‘]|(?-i:[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)+\b|[A-Z]{4,}\b))|"
             r"\b(?:print|say|output|repeat|reply|respond)\s+only\s+(?:with\s+)?(?:the\s+)?"
             r"(?:single\s+)?(?:word|phrase|string|token|code)\b|"
             r"\b(?:stop everything|nevermind)\b",
@@ -931,7 +938,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "addresses_model",
         re.compile(
             r"\b(?:your (?:previous|prior|original|initial|system) (?:instructions|prompt|task)|"
-            r"content polic(?:y|ies)|as an ai\b|as a language model)\b|"
+            r"as an ai\b|as a language model)\b|"
+            # a model's content policy ("OpenAI's content policy", "ignore ... content policy"),
+            # not a site's own ("violations of our content policies")
+            r"\b(?:open\s?a[il]|chatgpt|gpt|ai|model)(?:'s|’s)?\s+(?:\w+\s+){0,2}?content\s+"
+            r"polic(?:y|ies)\b|\b(?:ignor|bypass|disregard|circumvent|overrid|adhere)\w*\s+"
+            r"(?:\w+\s+){0,3}?content\s+polic(?:y|ies)\b|"
             # a system prompt acted on, not one shown as an example in documentation
             r"\b(?:reveal|print|show|output|repeat|leak|dump|disclose|share|ignore|override|"
             r"forget|disregard|bypass|quote|recite)\w*\s+(?:\w+\s+){0,3}?system\s+"
