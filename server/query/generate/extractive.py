@@ -523,6 +523,42 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
     return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]] if chosen else []
 
 
+# A terminal session: a shell block holding a prompt line ("$ uv run python main.py --help")
+# and what the program printed or a comment on it ("Usage: main.py [OPTIONS]", "// It won't
+# show the env var"). It shows a feature at work; the sentence that names the feature answers.
+_SESSION = re.compile(
+    r"^[ \t]*(?:```|~~~)[ \t]*(?:console|shell-session|bash|shell|sh|zsh|powershell|pwsh)"
+    r"[ \t]*\n(.*?)^[ \t]*(?:```|~~~)",
+    re.MULTILINE | re.DOTALL,
+)
+_PROMPT = re.compile(r"^[ \t]*(?:\$|PS[^>\n]*>|>>>|\.\.\.)(?:[ \t]|$)")
+
+
+def demonstrates(text: str) -> bool:
+    """`text` holds a terminal session with output: a prompt line and a line that is none."""
+    for m in _SESSION.finditer(text):
+        lines = [line for line in m.group(1).splitlines() if line.strip()]
+        prompts = sum(bool(_PROMPT.match(line)) for line in lines)
+        if 0 < prompts < len(lines):
+            return True
+    return False
+
+
+def lead_past_session(question: str, chosen: list[Picked]) -> list[Picked]:
+    """A terminal session with its output (`demonstrates`) does not lead the answer to a
+    question that asks neither how to do something nor for a value (`asks_how_to`,
+    `answer_types.asked_types`: a command, a port, a default are read off a session): the
+    best chosen unit without one leads, the session right after it. "I'd rather not
+    advertise the env var's name in --help. Can I hide it?" is answered by "... you can
+    disable them with `show_envvar=False`", not by the `--help` output that shows it hidden."""
+    if not chosen or asks_how_to(question) or asked_types(question):
+        return chosen
+    if not demonstrates(chosen[0].sentence.display):
+        return chosen
+    lead = next((i for i, c in enumerate(chosen) if not demonstrates(c.sentence.display)), 0)
+    return [chosen[lead], *chosen[:lead], *chosen[lead + 1 :]]
+
+
 def _most_about(question: str, chosen: Sequence[Picked], candidates: list[int]) -> int | None:
     """Of the `candidates` (indexes into `chosen`), the one most about the asked thing
     (`_about`), a word of the code the question writes counting twice where the unit, the
@@ -686,6 +722,7 @@ class ExtractiveGenerator:
         chosen = with_code(question, ranked, chosen, self._cfg, self._max_claims)
         chosen = with_value(question, ranked, chosen, self._cfg, self._max_claims)
         chosen = distinct(lead_with_value(question, chosen, self._cfg.lead_margin))
+        chosen = lead_past_session(question, chosen)
         chosen = lead_with_head(ranked, chosen, self._cfg)
         if self._cfg.join_adjacent:
             chosen = join_adjacent(chosen)

@@ -21,6 +21,8 @@ from server.query.generate.extractive import (
     distinct,
     features,
     join_adjacent,
+    demonstrates,
+    lead_past_session,
     lead_with_head,
     lead_with_value,
     question_weights,
@@ -841,3 +843,42 @@ def test_the_asking_sentence_of_a_question_of_several_weighs_double() -> None:
     # one sentence, or none that asks: every word once
     assert set(question_weights("Might they charge me for a copy?").values()) == {1.0}
     assert set(question_weights("I applied. Tell me the fee.").values()) == {1.0}
+
+
+# Typer's "Environment variables" page: the setting that hides an env var from --help, then the
+# terminal session that shows it hidden.
+ENVVAR = (
+    "# Hide an env var from the help text\n\n"
+    "By default, environment variables used will be shown in the help text, but you can "
+    "disable them with `show_envvar=False`.\n\n"
+    "Check it:\n\n"
+    "```console\n"
+    "// Check the help\n"
+    "$ python main.py --help\n"
+    "Usage: main.py [OPTIONS] [NAME]\n"
+    "```\n\n"
+    "Install it with:\n\n"
+    "```console\n"
+    "$ pip install typer\n"
+    "```\n"
+)
+
+
+def test_a_terminal_session_does_not_lead_an_answer_that_asks_no_command() -> None:
+    pick = _picker(ENVVAR)
+    setting, session, install = (
+        pick("By default", 0.6),
+        pick("Check it", 0.9),
+        pick("Install it", 0.5),
+    )
+    assert demonstrates(session.sentence.display)
+    assert not demonstrates(install.sentence.display)  # a prompt alone: a command, no output
+    assert not demonstrates(setting.sentence.display)
+    asked = "I'd rather not advertise the env var's name in --help. Can I hide it?"
+    assert lead_past_session(asked, [session, setting, install]) == [setting, session, install]
+    # asked how to, or for a value (a command, a default): the session may lead
+    for question in ("How do I hide the env var?", "What is the default help text?"):
+        assert lead_past_session(question, [session, setting]) == [session, setting]
+    # nothing but sessions, or a lead that is none: as it was
+    assert lead_past_session(asked, [session]) == [session]
+    assert lead_past_session(asked, [install, session]) == [install, session]
