@@ -91,6 +91,12 @@ _NOT_A_PRICE = r"(?!\s+(?:of|include|includes|cover|covers)\b)"
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
 _MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
 _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
+# A contact detail asked for: after "what", "which", "where", "whose" or "is there" in the
+# same clause, and not the asker's own ("my email address")
+_ASKS_FOR = (
+    r"\b(?:what|which|where|whose|is there|are there)\b[^?.;]*?"
+    r"(?<!\bmy\s)(?<!\bmy\sfull\s)(?<!\byour\s)(?<!\bour\s)(?<!\btheir\s)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -314,8 +320,14 @@ TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         "phone number",
-        re.compile(r"\b(?:phone|telephone|fax) number\b", _I),
-        re.compile(r"\+?\d[\d ().-]{6,}\d"),
+        # asked for ("What is the agent's phone number?", "Is there a phone number I can
+        # call?"), not merely named ("Do you share my phone number?", "posting someone's
+        # phone number in a repo")
+        re.compile(rf"{_ASKS_FOR}(?:phone|telephone|fax) number\b", _I),
+        # a number, or none to call ("We do not offer telephone support.")
+        re.compile(
+            r"\+?\d[\d ().-]{6,}\d|\b(?:no|not|n't|never)\b[^.?!\n]{0,40}\b(?:tele)?phone\b", _I
+        ),
     ),
     AnswerType(
         "default value",
@@ -355,7 +367,9 @@ TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         "email address",
-        re.compile(r"\be-?mail address(?:es)?\b", _I),
+        # asked for ("What email address reaches ...?"), not merely named ("Does Mozilla end
+        # up with my full email address?", "My command prompts for an email address.")
+        re.compile(rf"{_ASKS_FOR}e-?mail address(?:es)?\b", _I),
         # an address as written, or spelled out against scrapers ("security(at)github(dot)com")
         re.compile(r"[\w.+-]+@[\w-]+\.\w|\b\w+\s*[(\[]at[)\]]\s*\w+", _I),
     ),

@@ -58,6 +58,12 @@ from server.query.answer_types import (
         ("How many times a day does the job run?", []),  # a count of times: `counted`
         ("What is the phone number of the designated agent?", ["phone number"]),
         ("What email address reaches the security team?", ["email address"]),
+        # a contact detail asked for, not merely named
+        ("Is there a phone number I can call for support?", ["phone number"]),
+        ("Does Mozilla end up with my full email address?", []),
+        ("What happens to my email address when I delete my account?", []),
+        ("posting someone's phone number in a repo", []),
+        ("My command prompts for an email address. How do I test it?", []),
         ("What fee does the platform take on sponsorships?", ["fee"]),
         ("What share of the sale price goes to developers?", ["fee"]),
         ("What fee waiver form do I file?", []),
@@ -249,6 +255,8 @@ def test_a_claim_states_the_kind_or_the_question_goes_unanswered() -> None:
     phone = "What is the phone number of the agent?"
     assert unstated(phone, ["Call +1 (415) 555-0100."]) == []
     assert unstated(phone, ["Write to 88 Colin P Kelly Jr St, San Francisco."]) == ["phone number"]
+    # none to call answers "Is there a phone number ...?"
+    assert unstated(phone, ["We do not offer telephone support."]) == []
 
 
 def test_a_count_in_a_clause_asking_how_is_no_count_asked() -> None:
