@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 from collections.abc import Iterable
@@ -259,7 +260,12 @@ SUBJECT_MIN_TEXTS = 5
 WHOLE_NAME_POOL = 20
 
 
-_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends at ".", "!" or "?" and a space, but not after an abbreviation: an initial
+# ("U.S. law enforcement"), "e.g.", "i.e.", "etc.", "vs." ("a where() filter, e.g. with
+# func.count()?" is one sentence).
+_SENTENCE_CUT = re.compile(
+    r"(?<=[.!?])(?<!\b[A-Za-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)\s+"
+)
 
 
 def asking_sentences(question: str) -> str:
@@ -353,7 +359,11 @@ _IDENTIFIER = re.compile(
 # A call written with its parentheses, `name()` or `obj.name()`: the function or method
 # `name` (lower case: a class's name is a name, `named_terms`). Read as `name(`, the way
 # code calls it; the object before the dot is the asker's variable and is not looked for.
-_CALL = re.compile(r"(?<![\w-])(?:[A-Za-z_]\w*\.)*([a-z_][a-z0-9_]*)\(\)")
+_CALL = re.compile(r"(?<![\w-])((?:[A-Za-z_]\w*\.)*)([a-z_][a-z0-9_]*)\(\)")
+# Python's own functions called bare (`len()`, `print()`, `open()`; not a method such as
+# `session.exec()`): the language's, not the corpus's to document ("... a generator, so it
+# has no len(). How does the bar know the total?").
+_BUILTINS = frozenset(n for n in dir(builtins) if n.islower() and not n.startswith("_"))
 
 
 def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
@@ -366,7 +376,8 @@ def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
         return ()
     # shown as asked ("add_all()"), looked for as code writes it ("add_all(")
     asked = {i: i for i in _IDENTIFIER.findall(question)}
-    asked |= {f"{m}()": f"{m}(" for m in _CALL.findall(question)}
+    calls = _CALL.findall(question)  # (the object before the dot, the name)
+    asked |= {f"{m}()": f"{m}(" for obj, m in calls if obj or m not in _BUILTINS}
     if not asked:
         return ()
     pool = [t.lower() for t in texts]

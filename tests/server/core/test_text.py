@@ -105,6 +105,13 @@ def test_the_asking_sentences_of_a_question_of_several() -> None:
     # one sentence, or none that asks: the whole question
     assert asking_sentences("Which company holds my data?") == "Which company holds my data?"
     assert asking_sentences("I moved. Tell me who holds it.") == "I moved. Tell me who holds it."
+    # an abbreviation ends no sentence: the question is one
+    for one in (
+        "How long will GitHub keep records if U.S. law enforcement asks it to?",
+        "How do I count heroes matching a where() filter, e.g. with func.count()?",
+        "What is the default, i.e. how big can a file get?",
+    ):
+        assert asking_sentences(one) == one
 
 
 def test_a_name_only_in_a_sentence_that_sets_the_scene_is_not_required() -> None:
@@ -246,3 +253,7 @@ def test_missing_identifiers_read_dunder_names_and_calls_as_code_writes_them() -
     assert missing_identifiers(q, texts) == ("__tablename__", "add_all()", "count()")
     assert missing_identifiers("Must I call db.commit() after s.add()?", texts) == ()
     assert missing_identifiers("Does Field() take a default?", texts) == ()
+    # Python's own functions are not the corpus's to document
+    assert missing_identifiers("It is a generator with no len(). Does it work?", texts) == ()
+    assert missing_identifiers("Should I call print() or func.count()?", texts) == ("count()",)
+    assert missing_identifiers("Is there a session.exec() call?", texts) == ("exec()",)  # a method
