@@ -467,12 +467,24 @@ def states_count(phrase: Sequence[str], text: str) -> bool:
     at = [i for i, w in enumerate(words) if _singular(w.group()) in nouns]
     for m in _COUNT.finditer(text):
         n = sum(w.start() < m.start() for w in words)  # the number's first word
-        k = n + len(m.group().split())  # the first word after it
+        k = _past_partitive(words, n + len(m.group().split()))  # the first word after it
         if any(0 <= i - k < COUNT_REACH for i in at) or (
             m.group()[0].isdigit() and any(0 < n - i <= 2 for i in at)
         ):
             return True
     return False
+
+
+# "5 of your own public posts", "two of the free seats": the partitive after a number
+_PARTITIVE = _words("of the your my our their its his her these those own")
+
+
+def _past_partitive(words: Sequence[re.Match[str]], k: int) -> int:
+    """The first word at or after `k` that is not part of a partitive ("of your own")."""
+    if k < len(words) and words[k].group().lower() == "of":
+        while k < len(words) and words[k].group().lower() in _PARTITIVE:
+            k += 1
+    return k
 
 
 def _counted_nouns(phrase: Sequence[str]) -> set[str]:

@@ -321,6 +321,12 @@ def test_a_count_is_a_number_near_the_counted_noun() -> None:
     assert unstated(q, ["The members of one workspace share a lockfile."]) == [
         "number of member packages"
     ]  # "one" counts the workspaces, after the noun
+    # a partitive between the number and the noun ("5 of your own public posts")
+    pin = "How many posts can I pin to my profile?"
+    assert unstated(pin, ["You can feature up to 5 of your own public posts on top."]) == []
+    assert unstated(pin, ["Up to 5 of the people you follow see pinned posts."]) == [
+        "number of posts"
+    ]
 
 
 @pytest.mark.parametrize(
