@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from server.core.contracts import CheckCode, Chunk, Claim, CodeFinding, Repair, RepairAction
 from server.core.ports import Embedder, RelevanceScorer
 from server.core.settings.integrity import IntegritySettings
+from server.core.text import embed_input
 from server.query.answer_types import leads
-from server.query.evidence import unit_input
 from server.query.retrieve import cosine
 
 Vectors = Callable[[Sequence[str]], list[list[float]]]
@@ -51,19 +51,22 @@ def claim_relevance(
     chunk_of: Callable[[str], Chunk | None],
 ) -> list[float]:
     """Each claim's relevance: its text's; for a claim that gives the kind of value the
-    question asks for (`answer_types.leads`: a version, a duration, ...) and sits in a
-    section (`evidence.unit_input`: a heading path of two levels or more), its text read
-    under its headings when that is higher. A value's subject is often only in its heading:
-    "Added in version 3.1." under `SECRET_KEY_FALLBACKS` answers "since which version can I
-    rotate the secret key?" (cosine 0.12 alone, 0.44 under its headings)."""
+    question asks for (`answer_types.leads`: a version, a duration, ...) and sits under a
+    heading, its text read under its title and headings (`text.embed_input`) when that is
+    higher. A value's subject is often only in its heading: "Added in version 3.1." under
+    `SECRET_KEY_FALLBACKS` answers "since which version can I rotate the secret key?" (cosine
+    0.12 alone, 0.44 under its headings), and "Added in version 2.0." right under a page's
+    one heading "Using `async` and `await`" answers "since which version can views be async
+    def?" (a one-level heading counts here: the value is what was asked, whatever the page's
+    other units say)."""
     scores = scorer.relevance(question, [c.text for c in claims])
     headed: list[tuple[int, str]] = []
     for i, claim in enumerate(claims):
         chunk = chunk_of(claim.citations[0].snippet_id) if claim.citations else None
         if chunk is None or not leads(question, claim.text):
             continue
-        read = unit_input(chunk, claim.text)
-        if read != claim.text:
+        read = embed_input(chunk.title, chunk.heading, claim.text) if chunk.heading else ""
+        if read and read != claim.text:
             headed.append((i, read))
     if headed:
         again = scorer.relevance(question, [read for _, read in headed])

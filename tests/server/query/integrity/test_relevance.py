@@ -82,11 +82,12 @@ def test_an_on_topic_claim_is_kept() -> None:
 
 
 def test_a_claim_giving_the_asked_value_is_also_read_under_its_headings() -> None:
-    # "New in 2.1." says nothing of rotation alone; under "Keys > Rotation" it does. Only a
-    # claim that gives the asked kind (here a version) is read so, and only in a chunk with
-    # two heading levels or more (`evidence.unit_input`).
+    # "New in 2.1." says nothing of rotation alone; under "Keys > Rotation", or under a
+    # page's one heading "Rotation", it does. Only a claim that gives the asked kind (here a
+    # version) is read so, and only under a heading.
     deep = HIT_A.chunk.model_copy(update={"heading": "Keys > Rotation"})
     flat = HIT_B.chunk.model_copy(update={"heading": "Rotation"})
+    bare = HIT_B.chunk.model_copy(update={"heading": ""})
     chunks = {deep.snippet_id: deep, flat.snippet_id: flat}
     note = "New in 2.1."
     claims = [
@@ -96,7 +97,10 @@ def test_a_claim_giving_the_asked_value_is_also_read_under_its_headings() -> Non
         claim("Keys are kept.", ClaimType.FACT, slot(3, "The signing", HIT_A), cid="c4"),
     ]
     question = "Which release started rotation?"
-    assert claim_relevance(_Relevance(), question, claims, chunks.get) == [1.0, 0.0, 0.0, 0.0]
+    assert claim_relevance(_Relevance(), question, claims, chunks.get) == [1.0, 1.0, 0.0, 0.0]
+    # no heading: the text alone
+    unheaded = [claim(note, ClaimType.NUMBER, slot(2, "The gate", HIT_B), cid="c5")]
+    assert claim_relevance(_Relevance(), question, unheaded, {bare.snippet_id: bare}.get) == [0.0]
     # the text's own score stands when it is the higher
     said = [claim("Rotation is new in 2.1.", ClaimType.NUMBER, slot(1, "The signing"))]
     assert claim_relevance(_Relevance(), question, said, chunks.get) == [1.0]
