@@ -801,6 +801,9 @@ def acronyms(question: str) -> dict[str, frozenset[str]]:
     return found
 
 
+_PERIODS = _words("second minute hour day week month year time")
+
+
 def unbound(
     question: str, contexts: Sequence[tuple[str, str]], common: frozenset[str]
 ) -> list[str]:
@@ -819,6 +822,12 @@ def unbound(
         kinds.append(f"number of {' '.join(phrase)}")
     focus = focus_words(question, common)
     if not focus or not kinds:
+        return []
+    # a count stated with the thing counted ("The default is only 1 worker" for "How many
+    # workers does Gunicorn start if I don't pass -w?") is about it; not a count of days or
+    # hours, which any period holds
+    counted_thing = bool(phrase) and _singular(phrase[-1]) not in _PERIODS
+    if counted_thing and any(states_count(phrase, text) for text, _ in contexts):
         return []
     stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
     names = _own_names(question, common)

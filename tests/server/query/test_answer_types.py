@@ -478,6 +478,12 @@ def test_a_value_stated_about_something_else_leaves_the_question_unanswered() ->
     paid = "How much are participants in the GitHub Research Program paid?"
     fund = ("GitHub can match sponsorship up to $5,000 in the Program.", "GitHub Sponsors")
     assert unbound(paid, [fund], common) == ["price (about: participant program research)"]
+    # a count of a thing stated with that thing is about it, whatever else the question
+    # says; a count of days is not (any period has days: the grievance notice above)
+    workers = "How many workers does Gunicorn start if I don't pass -w?"
+    one = ("The default is only 1 worker, which is not what you want.", "Deploying > Running")
+    assert unbound(workers, [one], frozenset({"gunicorn"})) == []
+    assert unbound(workers, [("The default port is 8000.", "Deploying > Running")], common)
     # or its initials: "SIRT" names the Security Incident Response Team
     sirt = "What email address reaches GitHub's Security Incident Response Team?"
     relay = ("security(at)github(dot)com relays email to the humans on duty for SIRT.", "")
