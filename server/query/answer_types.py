@@ -76,6 +76,8 @@ _PAYMENT_NOUN = (
     r"sponsorships?|purchases?|orders?|invoices?|balances?|transactions?)"
 )
 _EXTREME = r"(?:minimum|maximum|min|max|smallest|largest|lowest|highest)"
+# what a capped sum is paid as: "what's the most GitHub could owe me in damages?"
+_OWED = r"(?:liable|liability|pay|paid|owe|owed|refund\w*|compensat\w*|damages)"
 _NOT_A_COUNT = r"(?!(?:number|count)\b)"  # "the maximum number of payments" is a count
 _AMOUNT_FOR = r"amount\s+(?:for|per)\s+(?:an?\s+|the\s+|each\s+|one\s+)?(?:[\w-]+\s+){0,3}?"
 _SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retention)"
@@ -152,7 +154,12 @@ TYPES: tuple[AnswerType, ...] = (
             r"|\b(?:what|which) (?:dollar |monetary )?amount\b(?!\s+of\b)"
             # "What is the minimum amount for a payout?", "the maximum refund" (not "the
             # maximum number of payments", not "the minimum amount of time")
-            rf"|\b{_EXTREME}\s+(?:{_NOT_A_COUNT}[\w-]+\s+)?(?:{_AMOUNT_FOR})?{_PAYMENT_NOUN}\b",
+            rf"|\b{_EXTREME}\s+(?:{_NOT_A_COUNT}[\w-]+\s+)?(?:{_AMOUNT_FOR})?{_PAYMENT_NOUN}\b"
+            # a cap asked for: "What's the most Mozilla can be liable for?", "... the most
+            # they'd have to pay me?"
+            # (not "the most common reason for a refund": a sum owed has a modal before it)
+            rf"|\bwhat(?:'s|’s|\s+is)\s+the\s+most\s+(?:[\w-]+\s+){{0,3}}?"
+            rf"(?:\w+['’]d|can|could|will|would|might|may|must|shall)\b[^?]*\b{_OWED}\b",
             _I,
         ),
         # a sum, a share of one ("100% of the premium"), or nothing to pay
@@ -700,6 +707,7 @@ def _pattern_words(pattern: str) -> set[str]:
 # "trial"): a claim about the deductible is about what was asked; nor the words a pattern
 # only rules out ("include").
 _NOT_ASKING = (
+    _OWED,
     _TIME_OFF,
     _MONEY_NOUN,
     _PAYMENT_NOUN,

@@ -114,6 +114,10 @@ from server.query.answer_types import (
         ("How much does the leave insurance cost?", ["price"]),
         # a sum named by what it is paid as
         ("What is the minimum payout?", ["amount of money"]),
+        # a cap asked for
+        ("What's the most Mozilla can be liable for under the Terms?", ["amount of money"]),
+        ("What's the most they'd have to pay me if I sue?", ["amount of money"]),
+        ("What's the most common reason for a refund?", []),  # no sum owed
         ("What is the minimum amount for a cross-border payout?", ["amount of money"]),
         ("What is the maximum refund I can get?", ["amount of money"]),
         ("What is the maximum number of payments per month?", []),  # a count, `counted`
