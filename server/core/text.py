@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import re
+import sys
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -361,9 +362,18 @@ _IDENTIFIER = re.compile(
 # code calls it; the object before the dot is the asker's variable and is not looked for.
 _CALL = re.compile(r"(?<![\w-])((?:[A-Za-z_]\w*\.)*)([a-z_][a-z0-9_]*)\(\)")
 # Python's own functions called bare (`len()`, `print()`, `open()`; not a method such as
-# `session.exec()`): the language's, not the corpus's to document ("... a generator, so it
-# has no len(). How does the bar know the total?").
+# `session.exec()`), and its standard library's (`asyncio.create_task()`): the language's,
+# not the corpus's to document ("... a generator, so it has no len(). How does the bar know
+# the total?").
 _BUILTINS = frozenset(n for n in dir(builtins) if n.islower() and not n.startswith("_"))
+
+
+def _pythons(obj: str, name: str) -> bool:
+    """A call of Python's own: a builtin called bare (`len()`), or a function of a standard
+    library module (`asyncio.create_task()`, `secrets.compare_digest()`)."""
+    if not obj:
+        return name in _BUILTINS
+    return obj.split(".", 1)[0] in sys.stdlib_module_names
 
 
 def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
@@ -377,7 +387,7 @@ def missing_identifiers(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     # shown as asked ("add_all()"), looked for as code writes it ("add_all(")
     asked = {i: i for i in _IDENTIFIER.findall(question)}
     calls = _CALL.findall(question)  # (the object before the dot, the name)
-    asked |= {f"{m}()": f"{m}(" for obj, m in calls if obj or m not in _BUILTINS}
+    asked |= {f"{m}()": f"{m}(" for obj, m in calls if not _pythons(obj, m)}
     if not asked:
         return ()
     pool = [t.lower() for t in texts]

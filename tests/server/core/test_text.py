@@ -257,3 +257,5 @@ def test_missing_identifiers_read_dunder_names_and_calls_as_code_writes_them() -
     assert missing_identifiers("It is a generator with no len(). Does it work?", texts) == ()
     assert missing_identifiers("Should I call print() or func.count()?", texts) == ("count()",)
     assert missing_identifiers("Is there a session.exec() call?", texts) == ("exec()",)  # a method
+    # nor is a function of its standard library
+    assert missing_identifiers("I call asyncio.create_task(). Why?", texts) == ()
