@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, TypeGuard
 
 # An explicit anchor after a heading's text: `{ #id }` or `{: #id .class }` (Python-Markdown's
@@ -112,19 +113,26 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 def headings(text: str) -> list[Heading]:
     """The headings of a Markdown text in order: ATX (`## Title`) and setext (a one-line
-    paragraph underlined with `===` or `---`, as `blocks` reads it); none inside code fences."""
+    paragraph underlined with `===` or `---`, as `blocks` reads it); none inside code fences.
+    Read once per text: the chunker asks for the heading path of every chunk of a document,
+    and a snippet's page for its section's bounds twice."""
+    return list(_headings(text))
+
+
+@lru_cache(maxsize=32)
+def _headings(text: str) -> tuple[Heading, ...]:
     body = body_start(text)
     found = []
     for pos, line, code in lines(text, body):
         if not code and (h := HEADING.match(line.rstrip("\n"))):
             found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3) or h.group(4)))
     if not SETEXT.search(text, body):  # the common case: no underline, no second pass
-        return found
+        return tuple(found)
     for block in blocks(text[body:]):
         start, end = body + block.start, body + block.end
         if block.kind == "heading" and (head := _setext(text[start:end])):
             found.append(Heading(start, *head))
-    return sorted(found, key=lambda h: h.start)
+    return tuple(sorted(found, key=lambda h: h.start))
 
 
 def _setext(block: str) -> tuple[int, str, str | None] | None:
