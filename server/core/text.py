@@ -121,7 +121,8 @@ def named_terms(question: str) -> tuple[str, ...]:
     ("Henri Leconte", "GitLab"), in order, each once.
 
     Possessives are stripped ("GitLab's" -> "GitLab"). Skipped, and ending a run:
-    contractions ("I'll"), "I" and other stopwords, words that start lowercase ("iPSC"),
+    contractions ("I'll"), "I" and other stopwords, words of chat ("OK", "FYI"), words that
+    start lowercase ("iPSC"),
     words with a digit (gene and version symbols such as "A2", "OAuth2": too often spelt
     differently in the evidence) and abbreviations the question defines itself ("blood
     pressure (DBP)"), likenesses ("a Next.js-style app", "an OpenAI-compatible
@@ -153,6 +154,7 @@ def named_terms(question: str) -> tuple[str, ...]:
             or "'" in word
             or "’" in word
             or word.lower() in STOP
+            or word.lower() in _CHAT
             or _LIKENESS.search(word) is not None
             or codename
         )
@@ -168,6 +170,8 @@ def named_terms(question: str) -> tuple[str, ...]:
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+# Capitalised words of chat that name nothing ("Is it OK to ...?", "FYI", "ASAP").
+_CHAT = frozenset(["ok", "okay", "fyi", "asap", "btw", "imo", "imho", "tldr"])
 # A version number; a capitalised word right after "<word> <version>" is that version's
 # codename ("macOS 12 Monterey", "Debian 12 Bookworm"), which a corpus names by its number.
 _CODENAME = re.compile(r"[A-Za-z][\w.+-]* v?\d+(?:\.\d+)* $")
@@ -269,12 +273,17 @@ _SENTENCE_CUT = re.compile(
 )
 
 
+def sentences(text: str) -> list[str]:
+    """`text` cut at its sentence ends (`_SENTENCE_CUT`), empty parts left out."""
+    return [p for p in _SENTENCE_CUT.split(text.strip()) if p]
+
+
 def asking_sentences(question: str) -> str:
     """The sentences of `question` that ask (end in "?"), when it has several sentences and
     at least one asks ("I live in Germany. Which company is responsible for my data?" ->
     "Which company is responsible for my data?"); else the whole question. The others set
     the scene."""
-    parts = [p for p in _SENTENCE_CUT.split(question.strip()) if p]
+    parts = sentences(question)
     asking = [p for p in parts if p.rstrip().endswith("?")]
     return " ".join(asking) if len(parts) > 1 and asking else question
 

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from server.core.text import CODE_SPAN, content_words, mentions, named_terms
+from server.core.text import CODE_SPAN, content_words, mentions, named_terms, sentences
 
 _I = re.IGNORECASE
 _SPELLED = (
@@ -837,21 +837,138 @@ def unbound(
     counted_thing = bool(phrase) and _singular(phrase[-1]) not in _PERIODS
     if counted_thing and any(states_count(phrase, text) for text, _ in contexts):
         return []
-    stating = [f"{text} {where}" for text, where in contexts if states_asked(question, text)]
+    stating = [(text, where) for text, where in contexts if states_asked(question, text)]
     names = _own_names(question, common)
+    # an option's default is read on its own line ("the default of --timeout-keep-alive?")
+    options = option_names(question) if _DEFAULT in asked_types(question) else frozenset()
     if not stating or any(
-        focus & _bound_words(c) and all(_names(n, c) for n in names) for c in stating
+        focus & _bound_words(f"{_stating_part(question, text)} {where}")
+        and all(_names(n, f"{text} {where}") for n in names)
+        and _states_of_option(question, options, text, where)
+        for text, where in stating
     ):
         return []
     about = " ".join(sorted(focus))
     return [f"{k} (about: {about})" for k in kinds]
 
 
+# A sentence of at most this many words leans on the one before it for what it speaks of
+# ("You will stay logged in on that device for 30 days.", "**Default:** *1*."). Our choice,
+# not fitted: Open Collective oc03's is 11 words, Pocket's 30-word notice period speaks for
+# itself.
+LEANING_WORDS = 12
+# A sentence that opens by pointing back ("It lasts 7 days.", "This defaults to 5.").
+_POINTS_BACK = re.compile(r"\W*(?:it|its|this|that|these|those|they|their|such)\b", re.I)
+
+
+def _stating_part(question: str, text: str) -> str:
+    """The sentences of a claim that state the asked value (`states_asked`), a short one or
+    one that points back with the sentence before it (`LEANING_WORDS`, `_POINTS_BACK`); the
+    whole claim when no sentence states it alone. The claim's other sentences do not bind
+    the value: Pocket's "We will provide users with notice of any material change ... at
+    least thirty days prior" is no trial period because the sentence before it speaks of
+    charges."""
+    cut = sentences(text)
+    parts: dict[int, str] = {}
+    for i, sentence in enumerate(cut):
+        if states_asked(question, sentence):
+            leans = len(_WORD_TOKEN.findall(sentence)) <= LEANING_WORDS
+            back = i > 0 and (leans or _POINTS_BACK.match(sentence) is not None)
+            parts.update({j: cut[j] for j in range(i - 1 if back else i, i + 1)})
+    return " ".join(parts[j] for j in sorted(parts)) if parts else text
+
+
+# An option or setting the question names: a flag (`--timeout-graceful-shutdown`, `-w`) or
+# an identifier of several parts (`MAX_CONTENT_LENGTH`, `response_model_exclude_unset`,
+# `app.config`), in backticks or not.
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Za-z]\w*(?:[_.][A-Za-z0-9]\w*)+\b")
+
+
+# A dotted word ending in one of these is a site or a file, not an option: "WordPress.com",
+# "pyproject.toml", "e.g.".
+_NOT_OPTIONS = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "io",
+        "dev",
+        "ai",
+        "co",
+        "app",
+        "gov",
+        "edu",
+        "uk",
+        "de",
+        "fr",
+        "js",
+        "ts",
+        "py",
+        "toml",
+        "json",
+        "yaml",
+        "yml",
+        "ini",
+        "cfg",
+        "txt",
+        "md",
+        "rst",
+        "lock",
+        "env",
+        "html",
+        "css",
+        "sh",
+        "g",
+        "e",
+    ]
+)
+
+
+def option_names(question: str) -> frozenset[str]:
+    """The options and settings the question names (`_OPTION`), each as its words in lower
+    case ("--timeout-graceful-shutdown" -> "timeout graceful shutdown"); a site, a file name
+    or a dotted word of prose ("WordPress.com", "pyproject.toml", "e.g.") is none."""
+    found = {
+        _spelled(m.group())
+        for m in _OPTION.finditer(question)
+        if m.group().rpartition(".")[2].lower() not in _NOT_OPTIONS
+    }
+    return frozenset(n for n in found if len(n) > 1)
+
+
+def _spelled(text: str) -> str:
+    """`text` as its words in lower case, one space between them: how an option is named
+    whether it is written as a flag, a setting or in prose."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _states_of_option(question: str, options: frozenset[str], text: str, where: str) -> bool:
+    """Whether a claim that states the asked value states it of an option the question
+    names: its section's title and headings name one, or a line of the claim both names one
+    and states the value. Uvicorn's settings list one flag a line, so "Default: 5" on the
+    line of `--timeout-keep-alive` does not answer "the default of
+    --timeout-graceful-shutdown?" on the line below it. True when the question names none."""
+    if not options:
+        return True
+    if any(f" {o} " in f" {_spelled(where)} " for o in options):
+        return True
+    return any(
+        states_asked(question, line) and any(f" {o} " in f" {_spelled(line)} " for o in options)
+        for line in text.splitlines()
+    )
+
+
 def _bound_words(text: str) -> set[str]:
     """The content words a claim and its headings hold, an identifier's parts included: a
-    setting's heading `SECRET_KEY_FALLBACKS` is about the secret key."""
-    text = _POSSESSIVE.sub("", text)
-    return set(content_words(text)) | set(content_words(text.replace("_", " ")))
+    setting's heading `SECRET_KEY_FALLBACKS` is about the secret key, a flag
+    `--timeout-graceful-shutdown` about graceful shutdown; a word in single quotes
+    ("'debug'") is that word."""
+    text = _QUOTE_MARK.sub(" ", _POSSESSIVE.sub("", text))
+    return set(content_words(text)) | set(content_words(re.sub(r"[_-]", " ", text)))
+
+
+# A single quote around a word ("Options: 'info', 'debug'"), not inside one ("don't").
+_QUOTE_MARK = re.compile(r"(?<!\w)'|'(?!\w)")
 
 
 def unnamed(

@@ -51,6 +51,9 @@ from server.core.text import (
         ("Can I run uv on macOS 12 Monterey?", ()),
         ("Does it work on Debian 12 Bookworm?", ("Debian",)),
         ("Does it support Ubuntu 22.04 Jammy Jellyfish?", ("Ubuntu",)),
+        # words of chat name nothing (DRF r10 was refused: no page writes "OK")
+        ("Is it OK to define a ModelSerializer Meta without fields?", ("ModelSerializer Meta",)),
+        ("FYI: does it run on Windows? ASAP please", ("Windows",)),
     ],
 )
 def test_named_terms(question: str, names: tuple[str, ...]) -> None:

@@ -15,6 +15,7 @@ from server.query.answer_types import (
     focus_words,
     gives_reason,
     leads,
+    option_names,
     stated_kinds,
     states_asked,
     states_asked_kind,
@@ -514,6 +515,77 @@ def test_a_setting_named_as_an_identifier_binds_by_its_parts() -> None:
     assert unbound(q, [note], frozenset()) == []
     other = ("Added in version 3.1.", "Configuration > `MAX_COOKIE_SIZE`")
     assert unbound(q, [other], frozenset()) == ["version (about: key rotate secret since)"]
+
+
+def test_a_value_asked_of_a_named_option_is_bound_on_that_options_line() -> None:
+    # Uvicorn v33: the default on the line of another flag does not answer
+    q = "What's the default value of --timeout-graceful-shutdown if I don't set it?"
+    keep_alive = "`--timeout-keep-alive <int>` - Close idle connections. **Default:** *5*."
+    graceful = "`--timeout-graceful-shutdown <int>` - Seconds to wait for shutdown."
+    both = (f"{keep_alive}\n{graceful}", "Settings > Timeouts")
+    assert unbound(q, [both], frozenset()) == [
+        "default value (about: dont set timeout-graceful-shutdown)"
+    ]
+    own = ("`--timeout-graceful-shutdown <int>` - Seconds to wait. **Default:** *5*.", "")
+    assert unbound(q, [own], frozenset()) == []
+    # the option may be named by the section, or not at all
+    under = ("Seconds to wait. Default: 5.", "Settings > `--timeout-graceful-shutdown`")
+    assert unbound(q, [under], frozenset()) == []
+    # named in prose, the value is bound by the sentence that states it (and the one before
+    # a bare note), not by the claim's other sentences
+    # only a default is read so: "Since which version can I use --ws websockets-sansio?" is
+    # answered by a release note that names no flag (Uvicorn v31)
+    since = "Since which uvicorn version can I use --ws websockets-sansio?"
+    release = ("The SansIO implementation was released in Uvicorn 0.35.0.", "WebSockets")
+    assert unbound(since, [release], frozenset()) == []
+    plain = "What's the default graceful shutdown timeout?"
+    assert unbound(plain, [own], frozenset()) == []
+    assert unbound(plain, [both], frozenset()) == [
+        "duration (about: graceful shutdown)",
+        "default value (about: graceful shutdown)",
+    ]
+
+
+def test_a_value_is_bound_by_the_sentence_that_states_it() -> None:
+    # Mozilla z27: the thirty days are a notice period, the charge is another sentence's
+    q = "Pocket Premium has a free trial. How many days does the trial last before I get charged?"
+    claim = (
+        "You will not be charged unless you have opted for a paid subscription plan. We will"
+        " provide users with notice of any material change at least thirty days prior.",
+        "Subscriptions",
+    )
+    assert unbound(q, [claim], frozenset()) == [
+        "number of days (about: charged free get last pocket premium trial)"
+    ]
+    trial = ("The free trial lasts 30 days. After it you are charged.", "Subscriptions")
+    assert unbound(q, [trial], frozenset()) == []
+    # a short sentence, or one that points back, is read with the sentence before it
+    # (Open Collective oc03)
+    login = "After I click the login link in my email, how long before I sign in again?"
+    stay = "We send you an email with a link. You will stay logged in on that device for 30 days."
+    assert unbound(login, [(stay, "Security")], frozenset()) == []
+    lasts = "Free trials are offered. It lasts for the thirty days that follow the day you sign up."
+    assert unbound(q, [(lasts, "")], frozenset()) == []
+    # a word in single quotes is that word (Uvicorn v05)
+    level = "What level is used by default, and is there one more verbose than debug?"
+    options = "`--log-level <str>` - Options: 'info', 'debug', 'trace'. Default: 'info'."
+    assert unbound(level, [(options, "Settings")], frozenset()) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Default of --timeout-keep-alive?", {"timeout keep alive"}),
+        ("Is MAX_CONTENT_LENGTH set in app.config?", {"max content length", "app config"}),
+        ("Does -w or e.g. a plain word count?", set()),
+        # a site or a file is no option (Legalmattic w20: "my WordPress.com blog")
+        ("Is it set in pyproject.toml for my WordPress.com blog?", set()),
+    ],
+)
+def test_option_names_are_flags_and_identifiers_of_several_parts(
+    question: str, names: set[str]
+) -> None:
+    assert option_names(question) == names
 
 
 def test_the_corpus_name_is_the_one_nearly_every_hit_holds() -> None:
