@@ -10,8 +10,9 @@ from server.core.errors import IndexMismatchError
 from server.core.settings.ingest import IngestSettings
 
 # v2: the dense vector embeds title > heading path + text; v3: setext headings (a one-line
-# paragraph underlined with === or ---) open sections and name them.
-CHUNKER_VERSION = "sections-v3"
+# paragraph underlined with === or ---) open sections and name them; v4: a heading's title
+# drops HTML tags and reads character entities (GitBook's `<a id="x"></a>` anchors).
+CHUNKER_VERSION = "sections-v4"
 
 
 def chunker_id(ingest: IngestSettings) -> str:

@@ -8,6 +8,7 @@ text, which the citation contract needs (`doc_text[start:end] == quote`).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -125,14 +126,30 @@ def _headings(text: str) -> tuple[Heading, ...]:
     found = []
     for pos, line, code in lines(text, body):
         if not code and (h := HEADING.match(line.rstrip("\n"))):
-            found.append(Heading(pos, len(h.group(1)), h.group(2), h.group(3) or h.group(4)))
+            found.append(
+                Heading(pos, len(h.group(1)), _title(h.group(2)), h.group(3) or h.group(4))
+            )
     if not SETEXT.search(text, body):  # the common case: no underline, no second pass
         return tuple(found)
     for block in blocks(text[body:]):
         start, end = body + block.start, body + block.end
         if block.kind == "heading" and (head := _setext(text[start:end])):
-            found.append(Heading(start, *head))
+            level, title, anchor = head
+            found.append(Heading(start, level, _title(title), anchor))
     return tuple(sorted(found, key=lambda h: h.start))
+
+
+# Markup a heading's title carries that is no part of its name: an HTML tag (GitBook's
+# `<a href="#fees" id="fees"></a>` anchor) or a character entity (`&#x20;`, `&amp;`).
+_TITLE_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
+
+
+def _title(text: str) -> str:
+    """A heading's title without HTML tags and with its entities read ("Who pays these fees?
+    <a href="#who-pays" id="who-pays"></a>" -> "Who pays these fees?"); as written when that
+    leaves nothing."""
+    clean = " ".join(html.unescape(_TITLE_TAG.sub(" ", text)).split())
+    return clean or text
 
 
 def _setext(block: str) -> tuple[int, str, str | None] | None:
@@ -166,6 +183,11 @@ def section_bounds(text: str, pos: int) -> tuple[int, int]:
 
 # The start of an HTML or JSX tag whose attributes run on over the next lines (`<Video` then
 # `src="..."` and `/>`, MDX): those lines are the tag, not prose.
+# A template tag of a static-site generator: Hugo's shortcodes (`{{< tab >}}`,
+# `{{% note %}}`, `{{% /note %}}`) and Liquid, Jinja or GitBook tags (`{% hint style="info" %}`,
+# `{% endhint %}`). Layout around the prose, like an HTML tag; one line at most.
+TEMPLATE_TAG = re.compile(r"\{\{[<%].*?[%>]\}\}|\{%.*?%\}")
+_TEMPLATE_LINE = re.compile(rf"[ \t]*(?:(?:{TEMPLATE_TAG.pattern})[ \t]*)+")
 _OPEN_TAG = re.compile(r"^[ \t]*<[A-Za-z][\w.:-]*(?:[ \t]+[^>]*)?$")
 
 
@@ -179,7 +201,8 @@ def _kind(line: str) -> BlockKind:
         return "table"
     if LIST_ITEM.match(line):
         return "list"
-    if stripped.startswith("<") and stripped.endswith(">"):
+    tag = stripped.startswith("<") and stripped.endswith(">")
+    if tag or _TEMPLATE_LINE.fullmatch(line.rstrip("\n")):
         return "html"
     return "paragraph"
 
@@ -202,18 +225,65 @@ def _underlines(cur: Block | None, last: int, line: str) -> TypeGuard[Block]:
     )
 
 
+# CommonMark 4.4: a line indented by this many columns (a tab is 4) after a blank line, a
+# heading or the start is code, outside a list or a directive, whose bodies are indented too
+# (Django REST framework's docs write every example so).
+INDENTED_CODE = 4
+
+
+def indent(line: str) -> int:
+    """The columns of white space that open `line`, a tab counting 4."""
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip(" "))
+
+
+@dataclass
+class _Reading:
+    """What `blocks` carries from line to line besides the open block."""
+
+    in_tag: bool = False  # inside a tag opened on an earlier line (a blank line ends it)
+    container: bool = False  # inside a list or a directive (admonition, tab), bodies indented
+
+
+def _line_kind(line: str, cur: Block | None, state: _Reading) -> BlockKind:
+    """The kind of a non-blank line outside fenced code, `state` updated: a line in or
+    opening an HTML tag is HTML; an indented one may be code (`_indented_code`)."""
+    kind = _kind(line)
+    if state.in_tag or _OPEN_TAG.match(line.rstrip("\n")):
+        kind, state.in_tag = "html", ">" not in line
+    cols = indent(line)
+    if _indented_code(cols, state.container, cur, state.in_tag):
+        return "code"
+    if cols < INDENTED_CODE:
+        state.container = kind in ("list", "directive")
+    return kind
+
+
+def _indented_code(cols: int, container: bool, cur: Block | None, in_tag: bool) -> bool:
+    """Whether a non-blank line indented by `cols` columns is indented code: never inside
+    a list or directive (`container`) or an open HTML tag, never continuing a paragraph
+    (CommonMark: indented code cannot interrupt one)."""
+    return (
+        cols >= INDENTED_CODE
+        and not container
+        and not in_tag
+        and (cur is None or cur.kind in ("code", "heading"))
+    )
+
+
 def blocks(text: str, in_code: bool = False) -> list[Block]:
     """Block structure of a Markdown fragment: headings, paragraphs, lists (with their
-    indented continuation lines), whole code fences, tables, directives and HTML lines.
+    indented continuation lines), whole code fences, indented code (`INDENTED_CODE`),
+    tables, directives and HTML lines.
 
     Blank lines end a paragraph or table; a list goes on across blank lines while its next
-    line is another item or indented. Spans are exact and never include the trailing newline.
-    `in_code`: the fragment starts inside a code block, whose rest up to the first fence
-    line is one code block.
+    line is another item or indented, and indented code while its next line is indented.
+    Spans are exact and never include the trailing newline. `in_code`: the fragment starts
+    inside a code block, whose rest up to the first fence line is one code block.
     """
     out: list[Block] = []
     cur: Block | None = Block("code", 0, 0) if in_code else None
-    in_tag = False  # inside a tag opened on an earlier line and not closed (a blank line ends it)
+    state = _Reading()
     last = -1  # where the previous line starts
     for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))
@@ -222,15 +292,13 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
             cur, last = None, pos
             continue
         last = pos
-        kind: BlockKind = "code" if code else _kind(line)
-        if not code and line.strip() and (in_tag or _OPEN_TAG.match(line.rstrip("\n"))):
-            kind, in_tag = "html", ">" not in line
         if not code and not line.strip():
-            in_tag = False
-            if cur is not None and cur.kind != "list":
+            state.in_tag = False
+            if cur is not None and cur.kind not in ("list", "code"):  # indented code goes on
                 out.append(cur)
                 cur = None
             continue
+        kind = "code" if code else _line_kind(line, cur, state)
         opening = code and FENCE.match(line) is not None and (cur is None or cur.kind != "code")
         if (
             cur is not None

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import html
 import re
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
+
+from server.core import markdown
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:[.,]\d+)*%?")
 _STOPWORDS = (
@@ -85,10 +88,12 @@ def word_run(quote: str, text: str) -> tuple[int, int] | None:
 
 
 def display(text: str) -> str:
-    """Markdown emphasis, link syntax and HTML comments removed for reading ("*Your Counter
+    """Markdown emphasis, link syntax (inline and reference links), HTML comments, line
+    breaks (`<br>`) and template tags (`{{% note %}}`) removed for reading ("*Your Counter
     Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted
     ..."); never used as a quote."""
     text = HTML_COMMENT.sub(" ", text)
+    text = re.sub(r"\\\n", "\n", text)  # a hard line break written as a backslash (GitBook)
     # MDX: a string written as a JSX expression ("(2G, {'<='} 70Kbps)", "and{' '}") is its
     # text, and inline `<code>x</code>` is code
     text = re.sub(r"\{\s*(['\"])([^'\"{}]*)\1\s*\}", r"\2", text)
@@ -98,11 +103,17 @@ def display(text: str) -> str:
     # `__x__` only between non-word characters (CommonMark: snake__case__ is no emphasis)
     spans = [m.group(0) for m in CODE_SPAN.finditer(text)]
     text = CODE_SPAN.sub("\x00", text)
+    text = re.sub(rf"\s*(?:{markdown.TEMPLATE_TAG.pattern})", "", text)  # `{{% note %}}`: layout
+    # a reference link ("[`model_dump()`][pydantic.main.BaseModel.model_dump]", mkdocstrings)
+    # is its text; read outside code spans, where `row[0][1]` is code
+    text = re.sub(r"\[([^\]]+)\]\[[^\]\s]*\]", r"\1", text)
+    text = re.sub(r"<br\s*/?>", " ", text, flags=re.I)  # a line break inside a cell or item
     text = re.sub(r"\*\*(.+?)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1\2", text)
     # the other half of a strong span split between sentences ("... limited to $500.**");
     # a leading "__" before a word is a name (a cookie `__ssid` in a table cell), not a half
     text = re.sub(r"^\s*(?:\*\*|__(?!\w))(?=\S)|(?<=\S)(?:\*\*|(?<!\w)__)\s*$", "", text)
     text = re.sub(r"\{\s*#[\w-]+\s*\}", "", text)
+    text = html.unescape(text)  # `&#x20;`, `&amp;`: entities outside code spans
     for span in spans:
         text = text.replace("\x00", span, 1)
     return " ".join(text.split())

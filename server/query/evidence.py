@@ -103,7 +103,8 @@ _READING_TARGET = re.compile(
 )
 # A web address written out: an autolink ("<https://...>") or a bare URL.
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
-_TAG_LINE = re.compile(rf"\s*{HTML_TAG.pattern}\s*")
+# A line of layout: one bare HTML tag, or template tags (`{{< /tab >}}`, `{% endhint %}`).
+_TAG_LINE = re.compile(rf"\s*(?:{HTML_TAG.pattern}|(?:(?:{markdown.TEMPLATE_TAG.pattern})\s*)+)\s*")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2, "row": 2}  # content words below: a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://
@@ -261,6 +262,16 @@ def _marker_end(text: str) -> int:
     return m.end() if m else 0
 
 
+def _bare_code(text: str, block: markdown.Block | None) -> bool:
+    """Whether `block` is indented code (`markdown.INDENTED_CODE`), not a fence: a lead-in
+    shows it fenced, as fenced code is."""
+    return (
+        block is not None
+        and block.kind == "code"
+        and markdown.FENCE.match(text[block.start : block.end]) is None
+    )
+
+
 def _unit(
     text: str,
     base: int,
@@ -270,9 +281,11 @@ def _unit(
     *,
     prose_end: int | None = None,
     reference: str | None = None,
+    bare: bool = False,
 ) -> Unit:
     """A unit over text[lo:hi]; for a lead-in, text[lo:prose_end] is its sentence and the
-    rest the block it introduces (shown verbatim, line by line)."""
+    rest the block it introduces (shown verbatim, line by line; fenced when it is indented
+    code, `bare`)."""
     quote = text[lo:hi]
     if kind == "code":
         prose, shown = "", quote.strip()
@@ -285,13 +298,15 @@ def _unit(
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
-        rest = HTML_COMMENT.sub("", rest)
-        rest = "".join(  # layout tags around the block go; a tag line inside code is code
-            ln
-            for _, ln, code in markdown.lines(rest)
-            if code or not _TAG_LINE.fullmatch(ln.rstrip("\n"))
-        )
-        rest = textwrap.dedent(rest).strip()  # a block indented under a tab or admonition
+        if not bare:
+            rest = HTML_COMMENT.sub("", rest)
+            rest = "".join(  # layout tags around the block go; a tag line inside code is code
+                ln
+                for _, ln, code in markdown.lines(rest)
+                if code or not _TAG_LINE.fullmatch(ln.rstrip("\n"))
+            )
+        rest = textwrap.dedent(rest).strip("\n")  # a block indented under a tab or admonition
+        rest = f"```\n{rest}\n```" if bare else rest.strip()
         label = markdown.tab_label(prose)
         said = f"{label}:" if label is not None else display(prose)
         shown = f"{said}\n{rest}" if rest else said
@@ -485,7 +500,8 @@ def _paragraph(
     last = text[lo:hi]
     if nxt is not None and _leads_into(last, nxt):
         end = _fit(text, lo, nxt, max_chars)
-        out.append(_unit(text, base, lo, end, "lead_in", prose_end=hi))
+        bare = _bare_code(text, nxt)
+        out.append(_unit(text, base, lo, end, "lead_in", prose_end=hi, bare=bare))
         return out, True
     target = None
     if nxt is not None and nxt.kind == "directive":
@@ -522,7 +538,7 @@ def _list(
     lo, hi = items[-1]
     lo += _marker_end(text[lo:hi])
     end = _fit(text, lo, nxt, max_chars)
-    last = _unit(text, base, lo, end, "lead_in", prose_end=hi)
+    last = _unit(text, base, lo, end, "lead_in", prose_end=hi, bare=_bare_code(text, nxt))
     return [*(_unit(text, base, a, b, "item") for a, b in items[:-1]), last], True
 
 

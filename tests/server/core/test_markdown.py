@@ -57,6 +57,50 @@ def test_setext_headings_are_headings_of_one_line_paragraphs() -> None:
     ]
 
 
+def test_a_heading_title_drops_html_tags_and_reads_entities() -> None:
+    # GitBook writes an anchor into the heading line and `&#x20;` for a trailing space
+    text = '# Fees\n\n## Who pays these fees? <a href="#who" id="who"></a>\n\nThe host.\n'
+    text += "## Q&amp;A&#x20;\n\n## <br>\n"
+    assert [h.text for h in markdown.headings(text)] == [
+        "Fees",
+        "Who pays these fees?",
+        "Q&A",
+        "<br>",  # nothing left: the title as written
+    ]
+
+
+def test_indented_code_is_a_block_outside_lists_directives_and_paragraphs() -> None:
+    text = (
+        "Example:\n\n    x = 1\n\n    y = 2\n\nProse.\n\n"  # code across a blank line
+        "!!! note\n    Body.\n\n"  # a directive's body
+        "- item\n\n    more of the item\n\n"  # a list item's
+        "Para\n    lazy line\n\n"  # a paragraph's continuation
+        "\tz = 3\n"  # a tab is four columns
+    )
+    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
+    assert kinds == [
+        ("paragraph", "Example:"),
+        ("code", "    x = 1\n\n    y = 2"),
+        ("paragraph", "Prose."),
+        ("directive", "!!! note"),
+        ("paragraph", "    Body."),
+        ("list", "- item\n\n    more of the item"),
+        ("paragraph", "Para\n    lazy line"),
+        ("code", "\tz = 3"),
+    ]
+
+
+def test_template_tag_lines_are_layout_blocks() -> None:
+    text = '{{% note %}}\nPoetry updates itself.\n{{% /note %}}\n\n{% hint style="info" %}\n'
+    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
+    assert kinds == [
+        ("html", "{{% note %}}"),
+        ("paragraph", "Poetry updates itself."),
+        ("html", "{{% /note %}}"),
+        ("html", '{% hint style="info" %}'),
+    ]
+
+
 def test_section_bounds_run_from_heading_to_next_heading() -> None:
     assert len(DOC) == 88
     assert markdown.section_bounds(DOC, 50) == (17, 72)  # inside the fence, under "Top"

@@ -228,6 +228,15 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
     mdx = "On a slow network (2G, {'<='} 70Kbps), <code>errorRetryInterval</code> is 10s, and{' '}"
     assert display(mdx) == "On a slow network (2G, <= 70Kbps), `errorRetryInterval` is 10s, and"
     assert display("Pass {'a': 1} as options.") == "Pass {'a': 1} as options."  # an object
+    # reference links (mkdocstrings), line breaks and template tags (Pydantic, Poetry docs)
+    ref = "[`validate_call()`][pydantic.validate_call]<br>\nSee [the docs][] and `row[0][1]`."
+    assert display(ref) == "`validate_call()` See the docs and `row[0][1]`."
+    hugo = '{{% note %}} Poetry updates itself {{< relref "cli#self" >}}. {% hint style="info" %}'
+    assert display(hugo) == "Poetry updates itself."
+    assert display("Write `{% raw %}` in Jinja.") == "Write `{% raw %}` in Jinja."
+    # GitBook: entities and hard line breaks written as a backslash; code keeps its text
+    gitbook = "Host Fee Share is 15%.&#x20;\nEvery month\\\nthe Q&amp;A. `a &amp; b`"
+    assert display(gitbook) == "Host Fee Share is 15%. Every month the Q&A. `a &amp; b`"
 
 
 def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:

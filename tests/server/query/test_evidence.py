@@ -304,6 +304,54 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
     assert after.quote == "Copy the output to the variable `SECRET_KEY`."
 
 
+def test_indented_code_is_code_led_in_and_shown_fenced() -> None:
+    """Django REST framework's docs indent their examples (CommonMark 4.4): read as prose,
+    the example was one run-on line, and `'__all__'` lost its underscores as emphasis."""
+    text = (
+        "For example:\n"
+        "\n"
+        "    class AccountSerializer(serializers.ModelSerializer):\n"
+        "        class Meta:\n"
+        "            fields = '__all__'\n"
+        "\n"
+        "You can set the `exclude` attribute.\n"
+        "\n"
+        "!!! note\n"
+        "    An admonition's body is prose.\n"
+    )
+    lead, after, note = units(_whole(text))
+    code_end = text.index("'__all__'") + len("'__all__'")
+    assert (lead.kind, lead.start, lead.end) == ("lead_in", 0, code_end)
+    assert lead.display == (
+        "For example:\n```\nclass AccountSerializer(serializers.ModelSerializer):\n"
+        "    class Meta:\n        fields = '__all__'\n```"
+    )
+    assert (after.kind, after.quote) == ("sentence", "You can set the `exclude` attribute.")
+    assert (note.kind, note.display) == ("sentence", "An admonition's body is prose.")
+
+
+def test_template_tags_are_layout_around_units() -> None:
+    """Hugo shortcodes (Poetry's docs): a tag line is no unit and no lead-in, a lead-in takes
+    its code through one, and a tag on the line of a sentence is not shown."""
+    text = (
+        "{{% note %}}\n"
+        "Poetry can update itself.\n"
+        "{{% /note %}}\n"
+        "\n"
+        "To update, run:\n"
+        "{{< tab >}}\n"
+        "```bash\npoetry self update\n```\n"
+        "\n"
+        "{{% /note %}}\n"
+        "```bash\npoetry check\n```\n"
+    )
+    found = units(_whole(text))
+    assert [(u.kind, u.display) for u in found] == [
+        ("sentence", "Poetry can update itself."),
+        ("lead_in", "To update, run:\n```bash\npoetry self update\n```"),
+    ]
+
+
 def test_a_content_tab_label_leads_its_code_and_indented_code_is_shown_dedented() -> None:
     """mkdocs-material content tabs (uv's docs): the command for each shell sits under a
     label line with nothing else in its tab. The label was prose leading a claim with its
