@@ -449,8 +449,17 @@ def counted(question: str) -> tuple[str, ...]:
     for w in re.findall(r"[\w'’-]+", m.group(1)):
         if w.lower() in _PHRASE_END and words:
             break
+        if not words and w.lower() in _AUXILIARIES:  # "fill in how many are available"
+            return ()
         words.append(w)
     return tuple(words)
+
+
+# A verb right after "how many" leaves the counted thing unnamed ("what happens if I don't
+# fill in how many are available?"): no phrase to count.
+_AUXILIARIES = frozenset(
+    ["are", "is", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should"]
+)
 
 
 # Words from a number to the thing it counts: "5 devices", "up to 10,000 private members",
@@ -525,10 +534,13 @@ def counts_in_words(question: str, text: str) -> bool:
     return False
 
 
-# A clause asking how to do something or why asks for a way or a reason, not for the value
-# its words name: "How can an argument's default value be computed at runtime?", "How can I
-# count how many times a flag was repeated?", "Why doesn't X show them by default?".
-_WAY_OR_REASON = re.compile(r"^\W*(?:how\s+(?:do|does|did|can|could|should|would|to)\b|why\b)", _I)
+# A clause asking how to do something, why, or what happens asks for a way, a reason or a
+# consequence, not for the value its words name: "How can an argument's default value be
+# computed at runtime?", "How can I count how many times a flag was repeated?", "Why doesn't
+# X show them by default?", "What happens if I leave the quantity empty?".
+_WAY_OR_REASON = re.compile(
+    r"^\W*(?:how\s+(?:do|does|did|can|could|should|would|to)\b|why\b|what\s+happens\b)", _I
+)
 # Where a question's clauses part: a sentence's end, or an "and" / "but" / "or" that opens
 # a new question ("How do I ..., and which version added it?").
 _CLAUSES = re.compile(

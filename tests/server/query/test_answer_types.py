@@ -269,6 +269,9 @@ def test_a_count_in_a_clause_asking_how_is_no_count_asked() -> None:
     do I change it?" still asks for the number in its first clause."""
     way = "How can I count how many times a flag like --verbose was repeated?"
     assert unstated(way, ["Use the `count` parameter to make an option a counter."]) == []
+    # "what happens" asks for a consequence: the default's words in it ask for no value
+    happens = "What happens by default if I leave the ticket quantity empty?"
+    assert unstated(happens, ["Tickets will be unlimited if you leave this field empty."]) == []
     both = "How many workers does it start, and how do I change it?"
     assert unstated(both, ["Pass --workers to change it."]) == ["number of workers"]
     assert unstated(both, ["It starts one worker; pass --workers to change it."]) == []
@@ -292,6 +295,8 @@ def test_any_claim_of_the_answer_may_state_it() -> None:
         ("What is the maximum number of routes a router can hold?", ("routes",)),
         ("Which variable sets the number of workers?", ()),  # asks for a variable, not a count
         ("How do I enable CORS?", ()),
+        # a verb after "how many" names no counted thing (Open Collective oc36)
+        ("What happens if I don't fill in how many are available?", ()),
     ],
 )
 def test_the_phrase_a_count_question_counts(question: str, phrase: tuple[str, ...]) -> None:
