@@ -39,6 +39,9 @@ DIRECTIVE = re.compile(
     r"|^import[ \t][^\n]*\sfrom[ \t]+['\"][^'\"\n]+['\"];?[ \t]*$"
     r"|^export[ \t]+(?:const|let|default|function)\b"
 )
+# A line that opens or closes a container block: VitePress and Docusaurus `::: tip`,
+# `::: code-group`, a bare closing `:::`; pymdownx blocks `/// note` and `///`.
+CONTAINER_FENCE = re.compile(r"^[ \t]*(?::{3,}|/{3,})(?:[ \t]*\S[^\n]*)?$")
 INCLUDE = re.compile(r"\{\*\s*([^\s*]+)|^[ \t]*--8<--[ \t]+[\"']([^\"'\n]+)[\"']")
 TAB_LABEL = re.compile(r'^[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
 ANCHOR = re.compile(r"\{:?[ \t]*#[\w-]+[^}\n]*\}|\[#[\w-]+\](?=[ \t]*#*[ \t]*$)")
@@ -195,7 +198,7 @@ def _kind(line: str) -> BlockKind:
     stripped = line.strip()
     if HEADING.match(line.rstrip("\n")):
         return "heading"
-    if DIRECTIVE.match(line):
+    if DIRECTIVE.match(line) or CONTAINER_FENCE.match(line.rstrip("\n")):
         return "directive"
     if TABLE_ROW.match(line):
         return "table"
@@ -207,9 +210,26 @@ def _kind(line: str) -> BlockKind:
     return "paragraph"
 
 
-def _joins(cur: Block, kind: BlockKind, line: str) -> bool:
-    """Whether a non-blank, non-code `line` of `kind` continues the open block `cur`."""
+def _list_indent(cur: Block, text: str) -> int:
+    """The indentation of a list's items: of its first line, or, when the list opens the
+    fragment (a chunk, whose first line lost its indentation to trimming), of its next item
+    line."""
+    body = text[cur.start : cur.end].split("\n")
+    if cur.start == 0:
+        later = next((ln for ln in body[1:] if LIST_ITEM.match(ln)), None)
+        if later is not None:
+            return indent(later)
+    return indent(body[0])
+
+
+def _joins(cur: Block, kind: BlockKind, line: str, text: str) -> bool:
+    """Whether a non-blank `line` of `kind` continues the open block `cur` (read from
+    `text`). A list goes on with indented lines, but not past a directive no deeper than its
+    first item: in Pydantic's docs a list of code notes inside a tab is followed by the
+    admonition `??? example` one level out, which took in everything after it."""
     if cur.kind == "list":
+        if kind == "directive" and indent(line) <= _list_indent(cur, text):
+            return False
         return kind == "list" or line[:1] in (" ", "\t")
     return cur.kind == kind and kind in ("paragraph", "table", "html")
 
@@ -243,19 +263,28 @@ class _Reading:
 
     in_tag: bool = False  # inside a tag opened on an earlier line (a blank line ends it)
     container: bool = False  # inside a list or a directive (admonition, tab), bodies indented
+    margin: bool = False  # a line at the margin was read: indentation means something
+    blank: bool = True  # the line before was blank (or none was read)
 
 
 def _line_kind(line: str, cur: Block | None, state: _Reading) -> BlockKind:
     """The kind of a non-blank line outside fenced code, `state` updated: a line in or
-    opening an HTML tag is HTML; an indented one may be code (`_indented_code`)."""
+    opening an HTML tag is HTML; an indented one may be code (`_indented_code`), once a
+    line at the margin was read: a chunk that starts inside an admonition or a tab starts
+    indented, and is prose."""
     kind = _kind(line)
     if state.in_tag or _OPEN_TAG.match(line.rstrip("\n")):
         kind, state.in_tag = "html", ">" not in line
     cols = indent(line)
-    if _indented_code(cols, state.container, cur, state.in_tag):
+    after_blank, state.blank = state.blank, False
+    if state.margin and _indented_code(cols, state.container, cur, state.in_tag):
         return "code"
     if cols < INDENTED_CODE:
-        state.container = kind in ("list", "directive")
+        if kind in ("list", "directive"):
+            state.container = True
+        elif after_blank:  # a new block at the margin; a lazy continuation line stays inside
+            state.container = False
+        state.margin = True
     return kind
 
 
@@ -293,7 +322,7 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
             continue
         last = pos
         if not code and not line.strip():
-            state.in_tag = False
+            state.in_tag, state.blank = False, True
             if cur is not None and cur.kind not in ("list", "code"):  # indented code goes on
                 out.append(cur)
                 cur = None
@@ -303,7 +332,7 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
         if (
             cur is not None
             and not opening
-            and (cur.kind == "code" == kind or _joins(cur, kind, line))
+            and (cur.kind == "code" == kind or _joins(cur, kind, line, text))
         ):
             cur = Block(cur.kind, cur.start, end)
         else:

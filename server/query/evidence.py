@@ -262,6 +262,16 @@ def _marker_end(text: str) -> int:
     return m.end() if m else 0
 
 
+# A container's opening line: `::: code-group`, `::: tip`, `/// note` (not a bare `:::`).
+_CONTAINER_OPENS = re.compile(r"[ \t]*(?::{3,}|/{3,})[ \t]*\S")
+
+
+def _layout_line(line: str) -> bool:
+    """A line of layout around the block a lead-in introduces: a bare tag or template tags
+    (`_TAG_LINE`), or a container's opening or closing line (`::: code-group`, `:::`)."""
+    return _TAG_LINE.fullmatch(line) is not None or markdown.CONTAINER_FENCE.match(line) is not None
+
+
 def _bare_code(text: str, block: markdown.Block | None) -> bool:
     """Whether `block` is indented code (`markdown.INDENTED_CODE`), not a fence: a lead-in
     shows it fenced, as fenced code is."""
@@ -300,10 +310,10 @@ def _unit(
         rest = text[prose_end:hi] if prose_end is not None else ""
         if not bare:
             rest = HTML_COMMENT.sub("", rest)
-            rest = "".join(  # layout tags around the block go; a tag line inside code is code
+            rest = "".join(  # layout lines around the block go; a tag line inside code is code
                 ln
                 for _, ln, code in markdown.lines(rest)
-                if code or not _TAG_LINE.fullmatch(ln.rstrip("\n"))
+                if code or not _layout_line(ln.rstrip("\n"))
             )
         rest = textwrap.dedent(rest).strip("\n")  # a block indented under a tab or admonition
         rest = f"```\n{rest}\n```" if bare else rest.strip()
@@ -461,8 +471,12 @@ def _rows(text: str, base: int, block: markdown.Block) -> list[Unit]:
 
 def _wrapper(text: str, block: markdown.Block) -> bool:
     """An HTML block that is one bare opening or closing tag (`<div class="termy">`, `</div>`)
-    or only comments (`<!-- markdownlint-disable GHD034 -->`): layout or notes around the code
-    or list a sentence introduces, not content of its own."""
+    or only comments (`<!-- markdownlint-disable GHD034 -->`), or a container's opening line
+    (`::: code-group`): layout or notes around the code or list a sentence introduces, not
+    content of its own. A closing line (`:::`, `///`) is no wrapper: a sentence inside a tip
+    does not lead into the code after the tip."""
+    if block.kind == "directive":  # a container's opening line (`::: code-group`)
+        return _CONTAINER_OPENS.match(text[block.start : block.end]) is not None
     if block.kind != "html":
         return False
     html = text[block.start : block.end]

@@ -90,6 +90,58 @@ def test_indented_code_is_a_block_outside_lists_directives_and_paragraphs() -> N
     ]
 
 
+def test_a_fragment_that_starts_indented_is_not_code_and_a_directive_ends_a_list() -> None:
+    # a chunk cut inside a tab of Pydantic's docs: notes to code, then an admonition one
+    # level out (it was read as part of the last note, with everything after it)
+    text = (
+        "        1. `'after'` is the default mode.\n"
+        "        2. Return the validated value.\n"
+        "\n"
+        '    ??? example "Mutating the value"\n'
+        "        Here is an example.\n"
+    )
+    kinds = [(b.kind, text[b.start : b.end].strip()) for b in markdown.blocks(text)]
+    expected = [
+        ("list", "1. `'after'` is the default mode.\n        2. Return the validated value."),
+        ("directive", '??? example "Mutating the value"'),
+        ("paragraph", "Here is an example."),
+    ]
+    assert kinds == expected
+    # a chunk starts where its text does: its first line has lost its indentation
+    trimmed = text.lstrip()
+    assert [(b.kind, trimmed[b.start : b.end].strip()) for b in markdown.blocks(trimmed)] == (
+        expected
+    )
+
+
+def test_a_lazy_line_at_the_margin_keeps_the_list_open_for_its_indented_body() -> None:
+    # Pydantic's validators page: an item's `{#anchor}` line, then its tab one level in
+    text = (
+        "Intro.\n\n"
+        "* After validators: run after validation.\n"
+        "{#field-after-validator}\n"
+        "\n"
+        '    === "Annotated pattern"\n'
+        "\n"
+        "        Here is an example.\n"
+    )
+    kinds = [b.kind for b in markdown.blocks(text)]
+    assert "code" not in kinds
+
+
+def test_a_container_closing_line_ends_the_paragraph_inside() -> None:
+    text = "::: tip\nNode 20 or later.\n:::\n/// note\nA note.\n///\n"
+    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
+    assert kinds == [
+        ("directive", "::: tip"),
+        ("paragraph", "Node 20 or later."),
+        ("directive", ":::"),
+        ("directive", "/// note"),
+        ("paragraph", "A note."),
+        ("directive", "///"),
+    ]
+
+
 def test_template_tag_lines_are_layout_blocks() -> None:
     text = '{{% note %}}\nPoetry updates itself.\n{{% /note %}}\n\n{% hint style="info" %}\n'
     kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]

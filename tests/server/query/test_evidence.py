@@ -304,6 +304,27 @@ def test_a_lead_in_takes_its_code_through_a_wrapper_tag() -> None:
     assert after.quote == "Copy the output to the variable `SECRET_KEY`."
 
 
+def test_container_lines_are_layout_a_lead_in_takes_its_code_through() -> None:
+    """VitePress and Docusaurus containers (Vite's docs): the closing `:::` was read as the
+    end of the tip's sentence, and an install command inside `::: code-group` had no lead-in,
+    so "Install it with:" was no unit and the command none either."""
+    text = (
+        "::: tip\n"
+        "Vite needs Node.js 20 or later.\n"
+        ":::\n"
+        "\n"
+        "Install it with:\n"
+        "\n"
+        "::: code-group\n"
+        "```bash [npm]\nnpm i vite\n```\n"
+        ":::\n"
+    )
+    tip, install = units(_whole(text))
+    assert (tip.kind, tip.quote) == ("sentence", "Vite needs Node.js 20 or later.")
+    assert install.kind == "lead_in"
+    assert install.display == "Install it with:\n```bash [npm]\nnpm i vite\n```"
+
+
 def test_indented_code_is_code_led_in_and_shown_fenced() -> None:
     """Django REST framework's docs indent their examples (CommonMark 4.4): read as prose,
     the example was one run-on line, and `'__all__'` lost its underscores as emphasis."""
