@@ -142,16 +142,16 @@ def _headings(text: str) -> tuple[Heading, ...]:
     return tuple(sorted(found, key=lambda h: h.start))
 
 
-# Markup a heading's title carries that is no part of its name: an HTML tag (GitBook's
-# `<a href="#fees" id="fees"></a>` anchor) or a character entity (`&#x20;`, `&amp;`).
-_TITLE_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
+# One bare opening or closing HTML tag (`<div class="termy">`, `</div>`): layout, not content.
+HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 
 
 def _title(text: str) -> str:
-    """A heading's title without HTML tags and with its entities read ("Who pays these fees?
-    <a href="#who-pays" id="who-pays"></a>" -> "Who pays these fees?"); as written when that
+    """A heading's title without HTML tags (GitBook's `<a href="#fees" id="fees"></a>`
+    anchor) and with its entities read (`&#x20;`, `&amp;`): "Who pays these fees?
+    <a href="#who-pays" id="who-pays"></a>" -> "Who pays these fees?"; as written when that
     leaves nothing."""
-    clean = " ".join(html.unescape(_TITLE_TAG.sub(" ", text)).split())
+    clean = " ".join(html.unescape(HTML_TAG.sub(" ", text)).split())
     return clean or text
 
 
@@ -184,13 +184,14 @@ def section_bounds(text: str, pos: int) -> tuple[int, int]:
     return lo, hi
 
 
-# The start of an HTML or JSX tag whose attributes run on over the next lines (`<Video` then
-# `src="..."` and `/>`, MDX): those lines are the tag, not prose.
 # A template tag of a static-site generator: Hugo's shortcodes (`{{< tab >}}`,
 # `{{% note %}}`, `{{% /note %}}`) and Liquid, Jinja or GitBook tags (`{% hint style="info" %}`,
 # `{% endhint %}`). Layout around the prose, like an HTML tag; one line at most.
 TEMPLATE_TAG = re.compile(r"\{\{[<%].*?[%>]\}\}|\{%.*?%\}")
-_TEMPLATE_LINE = re.compile(rf"[ \t]*(?:(?:{TEMPLATE_TAG.pattern})[ \t]*)+")
+# Text that is template tags only (a line of them, or an HTML block of such lines).
+TEMPLATE_LINE = re.compile(rf"\s*(?:(?:{TEMPLATE_TAG.pattern})\s*)+")
+# The start of an HTML or JSX tag whose attributes run on over the next lines (`<Video` then
+# `src="..."` and `/>`, MDX): those lines are the tag, not prose.
 _OPEN_TAG = re.compile(r"^[ \t]*<[A-Za-z][\w.:-]*(?:[ \t]+[^>]*)?$")
 
 
@@ -205,7 +206,7 @@ def _kind(line: str) -> BlockKind:
     if LIST_ITEM.match(line):
         return "list"
     tag = stripped.startswith("<") and stripped.endswith(">")
-    if tag or _TEMPLATE_LINE.fullmatch(line.rstrip("\n")):
+    if tag or TEMPLATE_LINE.fullmatch(line.rstrip("\n")):
         return "html"
     return "paragraph"
 

@@ -66,8 +66,6 @@ def embed_key(title: str, heading: str, content_hash: str) -> str:
 # An HTML comment: a linter's switch ("<!-- markdownlint-disable GHD034 -->") or an editor's
 # note, never shown to a reader.
 HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
-# One bare opening or closing HTML tag (`<div class="termy">`, `</div>`): layout, not content.
-HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 
 
 _RUN_WORD = re.compile(r"\w+")

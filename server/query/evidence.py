@@ -48,7 +48,6 @@ from server.core.text import (
     CODE_SPAN,
     HEADING_SEPARATOR,
     HTML_COMMENT,
-    HTML_TAG,
     content_words,
     display,
     embed_input,
@@ -104,7 +103,7 @@ _READING_TARGET = re.compile(
 # A web address written out: an autolink ("<https://...>") or a bare URL.
 _URL = re.compile(r"<https?://[^>\s]+>|\bhttps?://\S+")
 # A line of layout: one bare HTML tag, or template tags (`{{< /tab >}}`, `{% endhint %}`).
-_TAG_LINE = re.compile(rf"\s*(?:{HTML_TAG.pattern}|(?:(?:{markdown.TEMPLATE_TAG.pattern})\s*)+)\s*")
+_TAG_LINE = re.compile(rf"\s*{markdown.HTML_TAG.pattern}\s*|{markdown.TEMPLATE_LINE.pattern}")
 _LINK_ONLY = 0.75  # share of readable characters in link text above which a text is a link
 _MIN_WORDS = {"sentence": 3, "item": 2, "row": 2}  # content words below: a fragment
 # A credit: an @handle, or an issue number, linked or not ("by [@dependabot[bot]](https://

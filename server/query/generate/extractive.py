@@ -31,7 +31,6 @@ from server.core.ports import Embedder
 from server.core.settings.generation import GenerationSettings
 from server.core.text import (
     HTML_COMMENT,
-    HTML_TAG,
     asking_sentences,
     content_words,
     embed_input,
@@ -619,7 +618,7 @@ def _before(c: Picked) -> str:
 # FIGURE SPACE (`injection.FILLER`), and two units on either side of it are not one passage
 # (joined, the citation would cover the withheld text).
 _BETWEEN = re.compile(
-    rf"(?:\s|{HTML_TAG.pattern}|{HTML_COMMENT.pattern})*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
+    rf"(?:\s|{markdown.HTML_TAG.pattern}|{HTML_COMMENT.pattern})*(?:(?:[-*+]|\d+[.)])[ \t]+)?",
     re.ASCII,
 )
 

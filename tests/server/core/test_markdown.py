@@ -14,6 +14,11 @@ DOC = (
 )
 
 
+def _kinds(text: str) -> list[tuple[str, str]]:
+    """Each block of `text` as (kind, its text)."""
+    return [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
+
+
 def test_headings_skip_front_matter_and_code_fences() -> None:
     found = markdown.headings(DOC)
     assert [(h.start, h.level, h.text, h.anchor) for h in found] == [
@@ -77,8 +82,7 @@ def test_indented_code_is_a_block_outside_lists_directives_and_paragraphs() -> N
         "Para\n    lazy line\n\n"  # a paragraph's continuation
         "\tz = 3\n"  # a tab is four columns
     )
-    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
-    assert kinds == [
+    assert _kinds(text) == [
         ("paragraph", "Example:"),
         ("code", "    x = 1\n\n    y = 2"),
         ("paragraph", "Prose."),
@@ -131,8 +135,7 @@ def test_a_lazy_line_at_the_margin_keeps_the_list_open_for_its_indented_body() -
 
 def test_a_container_closing_line_ends_the_paragraph_inside() -> None:
     text = "::: tip\nNode 20 or later.\n:::\n/// note\nA note.\n///\n"
-    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
-    assert kinds == [
+    assert _kinds(text) == [
         ("directive", "::: tip"),
         ("paragraph", "Node 20 or later."),
         ("directive", ":::"),
@@ -144,8 +147,7 @@ def test_a_container_closing_line_ends_the_paragraph_inside() -> None:
 
 def test_template_tag_lines_are_layout_blocks() -> None:
     text = '{{% note %}}\nPoetry updates itself.\n{{% /note %}}\n\n{% hint style="info" %}\n'
-    kinds = [(b.kind, text[b.start : b.end]) for b in markdown.blocks(text)]
-    assert kinds == [
+    assert _kinds(text) == [
         ("html", "{{% note %}}"),
         ("paragraph", "Poetry updates itself."),
         ("html", "{{% /note %}}"),
