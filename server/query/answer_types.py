@@ -326,6 +326,18 @@ TYPES: tuple[AnswerType, ...] = (
         marked=True,
     ),
     AnswerType(
+        "exit code",
+        # "What exit code does `poetry check` return ...?", "which exit status ...?" (an HTTP
+        # status code is not one: "Which status code ends up in the response?" is answered by
+        # "the last one to be set will win")
+        re.compile(
+            r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?(?:exit|return)\s+(?:codes?|status(?:es)?)\b",
+            _I,
+        ),
+        # a code as written (`0`, "exit code 2", "sys.exit(1)"), or a non-zero / zero one
+        re.compile(r"(?<![\w.])\d{1,3}(?![\w.]*\d)|\bnon-?zero\b|\bzero\b", _I),
+    ),
+    AnswerType(
         "phone number",
         # asked for ("What is the agent's phone number?", "Is there a phone number I can
         # call?"), not merely named ("Do you share my phone number?", "posting someone's

@@ -131,6 +131,11 @@ from server.query.answer_types import (
         ("What Alembic command should I run to make a migration?", ["command"]),
         ("What is the command to start the dev server?", ["command"]),
         ("Which command-line flag enables HTTP/2?", ["command-line flag"]),
+        # an exit code asked for; an HTTP status code is no kind (answered by "the last set")
+        ("What exit status does my program return when I raise Abort()?", ["exit code"]),
+        ("What return code means success?", ["exit code"]),
+        ("Which status code ends up in the response?", []),
+        ("How do I set the exit code?", []),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -381,6 +386,14 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
             ["duration"],
         ),
         ("What keep-alive timeout does the server use?", ["It waits 5 seconds."], []),
+        (
+            "What exit code does `check` return when it only finds warnings?",
+            ["It returns a detailed report if there are any errors since 1.2.0."],
+            ["exit code"],
+        ),
+        ("What exit code does it return?", ["By default, `code` is `0`."], []),
+        ("What exit code does it return?", ["It exits with a non-zero code on failure."], []),
+        ("What exit code does it return?", ["Call sys.exit(1) on failure."], []),
     ],
 )
 def test_names_flags_and_timeouts_are_kinds_of_value(
