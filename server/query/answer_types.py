@@ -84,6 +84,9 @@ _SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retent
 # "How large does it let the buffer grow?": a buffer is measured as data is (not an asking
 # word: what the value is of).
 _BUFFER = r"buffer"
+_EXIT_NOUN = r"(?:exit|return)\s+(?:codes?|status(?:es)?)"
+_FUTURE = r"(?:expected|scheduled|planned|going|due|set)"
+_RELEASED = r"(?:released|stable|launched|shipped|available|come\s+out)"
 # "What is its setting if I don't pass it?": the default asked for by what is left out (the
 # verbs say what is left out, they ask nothing).
 _IF_NOT_GIVEN = r"\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|specify|provide)\b"
@@ -290,6 +293,29 @@ TYPES: tuple[AnswerType, ...] = (
         ),
     ),
     AnswerType(
+        "release date",
+        # a coming release or a stable API asked for by when ("When will FastAPI 1.0 be
+        # released?", "When is the pipeline API expected to become stable?"); not a date that
+        # follows from a condition ("When will Stripe pay out my first sponsorship money?")
+        re.compile(
+            r"\bwhen\s+(?:will\s+(?:[\w.'’-]+\s+){0,6}?(?:be\s+|become\s+)?"
+            rf"|(?:is|are)\s+(?:[\w.'’-]+\s+){{0,6}}?{_FUTURE}\s+to\s+(?:be\s+|become\s+)?)"
+            rf"{_RELEASED}\b",
+            _I,
+        ),
+        # a year (not a version's part nor a pull request's number), a month, a quarter, a
+        # relative period, or the word that there is no date yet; a version number is no time
+        # ("Tag version like `0.13.3`", "PR #1569")
+        re.compile(
+            r"(?<![\w.#])(?:19|20)\d{2}(?![\w.]*\d)|(?-i:\b(?:January|February|March|April|May|"
+            r"June|July|August|September|October|November|December)\b)|\bQ[1-4]\b"
+            r"|\b(?:next|this|coming|later this)\s+(?:week|month|quarter|year|spring|summer|"
+            r"autumn|fall|winter)\b|\bno\s+(?:fixed\s+|set\s+|release\s+)?date\b"
+            r"|\bnot\s+(?:yet\s+)?(?:scheduled|planned|decided)\b",
+            _I,
+        ),
+    ),
+    AnswerType(
         "environment variable",
         re.compile(
             r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?(?:environment|env)\s+var(?:iable)?s?\b"
@@ -331,7 +357,7 @@ TYPES: tuple[AnswerType, ...] = (
         # status code is not one: "Which status code ends up in the response?" is answered by
         # "the last one to be set will win")
         re.compile(
-            r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?(?:exit|return)\s+(?:codes?|status(?:es)?)\b",
+            rf"\b(?:what|which)\s+(?:[\w-]+\s+){{0,2}}?{_EXIT_NOUN}\b",
             _I,
         ),
         # a code as written (`0`, "exit code 2", "sys.exit(1)"), or a non-zero / zero one
@@ -741,6 +767,9 @@ _NOT_ASKING = (
     _SPAN_NOUN,
     _NOT_A_PRICE,
     _BUFFER,
+    _EXIT_NOUN,
+    _FUTURE,
+    _RELEASED,
     _IF_NOT_GIVEN,
     _OUT_OF_THE_BOX,
 )

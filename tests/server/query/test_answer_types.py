@@ -136,6 +136,12 @@ from server.query.answer_types import (
         ("What return code means success?", ["exit code"]),
         ("Which status code ends up in the response?", []),
         ("How do I set the exit code?", []),
+        # a coming release asked for by when; not a date that follows from a condition
+        ("When will FastAPI 1.0 be released?", ["release date"]),
+        ("When is the pipeline API expected to become stable?", ["release date"]),
+        ("When will Stripe pay out my first sponsorship money?", []),
+        ("When will GitHub put my content back up?", []),
+        ("When is request.state available?", []),
     ],
 )
 def test_the_kinds_a_question_asks_for(question: str, kinds: list[str]) -> None:
@@ -394,6 +400,15 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
         ("What exit code does it return?", ["By default, `code` is `0`."], []),
         ("What exit code does it return?", ["It exits with a non-zero code on failure."], []),
         ("What exit code does it return?", ["Call sys.exit(1) on failure."], []),
+        # a version or a pull request's number is no time
+        (
+            "When is uvicorn 1.0 expected to be released?",
+            ["Tag version like `0.13.3`.", "PR #1569 by @tiangolo.", "Bigger releases come."],
+            ["release date"],
+        ),
+        ("When will 1.0 be released?", ["Version 0.100.0 (2023-07-07)."], []),
+        ("When will 1.0 be released?", ["It is planned for next year."], []),
+        ("When will 1.0 be released?", ["There is no fixed date yet."], []),
     ],
 )
 def test_names_flags_and_timeouts_are_kinds_of_value(
