@@ -489,6 +489,9 @@ GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to res
         ("What does the cost include?", {"include"}),
         ("What does it use if I don't pass a scope?", {"dont", "pass", "scope"}),
         ("How large does it let the buffer grow?", {"let", "buffer", "grow"}),
+        # an exit code or a release is what the value is of, not a word that asks for it
+        ("What exit code does the check return?", {"exit", "code", "check", "return"}),
+        ("When is the API expected to become stable?", {"api", "expected", "stable"}),
     ],
 )
 def test_focus_words_say_what_the_value_is_of(question: str, focus: set[str]) -> None:
