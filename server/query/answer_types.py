@@ -84,6 +84,8 @@ _SPAN_NOUN = r"(?:period|window|term|delay|wait(?:ing)?(?:\s+time)?|trial|retent
 # "How large does it let the buffer grow?": a buffer is measured as data is (not an asking
 # word: what the value is of).
 _BUFFER = r"buffer"
+# An exit code, a coming release (its expectation and its verb): what the value is of, not
+# asking words ("What exit code does the check return?" is about the exit code).
 _EXIT_NOUN = r"(?:exit|return)\s+(?:codes?|status(?:es)?)"
 _FUTURE = r"(?:expected|scheduled|planned|going|due|set)"
 _RELEASED = r"(?:released|stable|launched|shipped|available|come\s+out)"
