@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from server.core import markdown
 
 DOC = (
@@ -133,26 +135,37 @@ def test_a_lazy_line_at_the_margin_keeps_the_list_open_for_its_indented_body() -
     assert "code" not in kinds
 
 
-def test_a_container_closing_line_ends_the_paragraph_inside() -> None:
-    text = "::: tip\nNode 20 or later.\n:::\n/// note\nA note.\n///\n"
-    assert _kinds(text) == [
-        ("directive", "::: tip"),
-        ("paragraph", "Node 20 or later."),
-        ("directive", ":::"),
-        ("directive", "/// note"),
-        ("paragraph", "A note."),
-        ("directive", "///"),
-    ]
-
-
-def test_template_tag_lines_are_layout_blocks() -> None:
-    text = '{{% note %}}\nPoetry updates itself.\n{{% /note %}}\n\n{% hint style="info" %}\n'
-    assert _kinds(text) == [
-        ("html", "{{% note %}}"),
-        ("paragraph", "Poetry updates itself."),
-        ("html", "{{% /note %}}"),
-        ("html", '{% hint style="info" %}'),
-    ]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a container's closing line ends the paragraph inside
+        (
+            "::: tip\nNode 20 or later.\n:::\n/// note\nA note.\n///\n",
+            [
+                ("directive", "::: tip"),
+                ("paragraph", "Node 20 or later."),
+                ("directive", ":::"),
+                ("directive", "/// note"),
+                ("paragraph", "A note."),
+                ("directive", "///"),
+            ],
+        ),
+        # template tag lines are layout blocks, as HTML lines are
+        (
+            '{{% note %}}\nPoetry updates itself.\n{{% /note %}}\n\n{% hint style="info" %}\n',
+            [
+                ("html", "{{% note %}}"),
+                ("paragraph", "Poetry updates itself."),
+                ("html", "{{% /note %}}"),
+                ("html", '{% hint style="info" %}'),
+            ],
+        ),
+    ],
+)
+def test_container_and_template_lines_are_blocks_of_their_own(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _kinds(text) == expected
 
 
 def test_section_bounds_run_from_heading_to_next_heading() -> None:
