@@ -407,6 +407,12 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
             ["release date"],
         ),
         ("When will 1.0 be released?", ["Version 0.100.0 (2023-07-07)."], []),
+        # a date is a year, not a version's part, a pull request's number or a count
+        ("On what date does it take effect?", ["It takes effect in May."], []),
+        ("In what year was the policy adopted?", ["It was adopted in 2019."], []),
+        ("In what year was the policy adopted?", ["See PR #1569 for it."], ["date"]),
+        ("In what year was the policy adopted?", ["It shipped in 0.100.0."], ["date"]),
+        ("In what year was the policy adopted?", ["It listens on port 8000."], ["date"]),
         ("When will 1.0 be released?", ["It is planned for next year."], []),
         ("When will 1.0 be released?", ["There is no fixed date yet."], []),
     ],
