@@ -23,11 +23,13 @@ WORD_NUMBERS = {w: i for i, w in enumerate(_UNITS)} | _TENS
 _WORDS = re.compile(rf"\b({'|'.join(WORD_NUMBERS)})\b(\s*(?:%|percent\b))?", re.IGNORECASE)
 _MARKER = re.compile(r"\[\d+\]")
 # A number joined to a name is part of the name, not a quantity: 'IL-6', 'HIV-1', 'UTF-8',
-# 'A-769662' (a hyphen after a word), 'OCT3/4', 'BRCA1/2' (a slash after a name with digits),
-# as 'BRCA1' or 'OAuth2' already are. A year stays a number ('pre-2010'). Such numbers are
-# never compared as quantities; `_renumbered_identifiers` compares them as names.
+# 'A-769662' (a hyphen after a word), 'anti-CTLA-4', 'SARS-CoV-2' (after a compound of
+# words), 'OCT3/4', 'BRCA1/2' (a slash after a name with digits), as 'BRCA1' or 'OAuth2'
+# already are. A year stays a number ('pre-2010'). Such numbers are never compared as
+# quantities; `_renumbered_identifiers` compares them as names.
 _NAMED_NUMBER = re.compile(
-    r"(?<![\w-])(?:[a-z][a-z0-9]*-|[a-z]+\d+/)(?!(?:1[5-9]|20)\d\d\b)(?=(\d+)\b(?![.,]\d))"
+    r"(?<![\w-])(?:[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-|[a-z]+\d+/)"
+    r"(?!(?:1[5-9]|20)\d\d\b)(?=(\d+)\b(?![.,]\d))"
 )
 
 
@@ -47,9 +49,20 @@ def _canonical(raw: str) -> str:
     return f"{digits}%" if percent else digits
 
 
+# A range of years written short: '2018–19' is 2018 to 2019, as '2018-2019' writes it (the
+# second year later than the first; '2019-12' may be a month).
+_SHORT_YEARS = re.compile(r"\b(1[5-9]|20)(\d\d)(\s*[-–—]\s*)(\d\d)\b(?![.,]?\d)")
+
+
+def _long_years(m: re.Match[str]) -> str:
+    century, first, dash, second = m.groups()
+    return f"{century}{first}{dash}{century}{second}" if second > first else m.group(0)
+
+
 def normalise_numbers(text: str) -> set[str]:
-    """The numbers a text states, canonical ('1000', '5%'); [n] citation markers are ignored."""
-    lowered = _lower(text)
+    """The numbers a text states, canonical ('1000', '5%'); [n] citation markers are ignored,
+    and a short range of years counts whole ('2018–19' states 2018 and 2019)."""
+    lowered = _SHORT_YEARS.sub(_long_years, _lower(text))
     found = {_canonical(m.group(0)) for m in NUMBER.finditer(lowered)}
     found |= {
         _canonical(f"{WORD_NUMBERS[m.group(1)]}{'%' if m.group(2) else ''}")
@@ -378,8 +391,9 @@ def _undated_month(c: Mention, spans: list[Mention], same: list[Mention]) -> str
     return month.title() if dated else None
 
 
-# A number glued to a name by a hyphen is part of an identifier: 'FW-001', 'PGY-1', 'RFC-7231'.
-_IDENT = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-(\d+)\b")
+# A number glued to a name by a hyphen is part of an identifier: 'FW-001', 'PGY-1', 'RFC-7231',
+# 'anti-CTLA-4' (the name a compound of words, as `_NAMED_NUMBER` reads it).
+_IDENT = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)\b")
 _ANCHOR = 2  # tokens on each side of a number that must read the same in claim and span
 
 

@@ -377,6 +377,8 @@ def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None
         # a number joined to a name is part of the name, as 'BRCA1' or 'OAuth2' are
         ("IL-6 signaling, HIV-1 and CTLA-4", set()),
         ("OCT3/4 and BRCA1/2 carriers, UTF-8 text, A-769662", set()),
+        # and so is one at the end of a compound of words
+        ("anti-CTLA-4 treatment, SARS-CoV-2 and anti-interleukin-2 antibodies", set()),
         # a year stays a number, and so do ranges, percentages and a number before a noun
         ("rates before pre-2010 rules", {"2010"}),
         ("from 1990-2000, 76-85% of cases, a 10-minute wait", {"1990", "2000", "76", "85%", "10"}),
@@ -414,6 +416,20 @@ def test_a_named_number_is_checked_as_a_name() -> None:
     assert misplaced_numbers("Fill in form FW-2", "Fill in form FW-001") == [
         "FW-2 where the span has FW-001"
     ]
+
+
+def test_a_compound_name_with_another_number_is_renumbered() -> None:
+    assert misplaced_numbers("Give anti-CTLA-5 daily.", "Give anti-CTLA-4 daily.") == [
+        "ANTI-CTLA-5 where the span has ANTI-CTLA-4"
+    ]
+    assert misplaced_numbers("Give anti-CTLA-4 daily.", "Give anti-CTLA-4 daily.") == []
+
+
+def test_a_short_range_of_years_states_both_years() -> None:
+    assert normalise_numbers("during the 2018–19 academic year") == {"2018", "2019"}
+    assert normalise_numbers("the 2000-01 season") == {"2000", "2001"}
+    # not a range of years: a month after a year, a second number lower than the first
+    assert normalise_numbers("in 2019-12 and 1999–00") == {"2019", "12", "1999", "0"}
 
 
 def test_number_mentions_hands_out_a_new_list_each_time() -> None:
