@@ -46,11 +46,13 @@ _SPELLED = (
     r"fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)"
 )
 _NUMBER_WORD = rf"(?:\d[\d,.]*|an?|{_SPELLED})"
-# What follows a number in a span of time: "30 days", "two business days", "six-month".
+# What follows a number in a span of time: "30 days", "two business days", "six-month",
+# "thirty (30) days", "a decade".
 _TIME_UNIT = (
-    r"[\s-]+(?:business |calendar |working )?"
-    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
+    r"\)?[\s-]+(?:business |calendar |working )?"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|century|centuries)\b"
 )
+_YEAR = r"(?:1[6-9]|20)\d\d"
 _DATA_NOUN = (
     r"(?:file|repository|repo|storage|disk|upload|attachment|package|cache|artifact|"
     r"bandwidth|memory|message|payload|body|request|image|database)"
@@ -126,8 +128,9 @@ class AnswerType:
         return self.states.search(text if self.marked else _MARKERS.sub("", text)) is not None
 
 
-# Backticks, and asterisks that open or close emphasis on a word (not "2 * 3").
-_MARKERS = re.compile(r"`+|\*+(?=\w)|(?<=\w)\*+")
+# Backticks, and asterisks or underscores that open or close emphasis on a word (not "2 * 3",
+# nor the underscores inside `max_age`).
+_MARKERS = re.compile(r"`+|\*+(?=\w)|(?<=\w)\*+|(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)")
 
 
 TYPES: tuple[AnswerType, ...] = (
@@ -253,7 +256,13 @@ TYPES: tuple[AnswerType, ...] = (
             # a span of time as code gives it: `timedelta(days=31)`, `max_age=timedelta(hours=1)`
             r"|\b(?:milliseconds|seconds|minutes|hours|days|weeks)\s*=\s*\d"
             r"|\b(?:indefinitely|immediately|permanently|forever|until|as long as|hourly|daily|"
-            r"weekly|monthly|annually|yearly)\b",
+            r"weekly|monthly|annually|yearly)\b"
+            # a vague count of units ("took years", "for several months") or a span of years
+            # given by its ends ("2001-2006", "from 2001 to 2006")
+            r"|\b(?:took|takes|take|for|several|many|few|couple of)\s+"
+            r"(?:seconds|minutes|hours|days|weeks|months|years|decades)\b"
+            rf"|\b{_YEAR}\s*[-–]\s*(?:{_YEAR}|\d\d)\b(?!-\d)"
+            rf"|\b(?:from|between)\s+{_YEAR}\s+(?:to|until|through|and)\s+{_YEAR}\b",
             _I,
         ),
     ),

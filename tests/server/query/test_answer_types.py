@@ -407,6 +407,14 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
             ["release date"],
         ),
         ("When will 1.0 be released?", ["Version 0.100.0 (2023-07-07)."], []),
+        # a span of time given vaguely, by its ends, in words with digits or in emphasis
+        ("How long did it take?", ["It took years (2001-2006) to relicense."], []),
+        ("How long did it take?", ["It took almost a decade."], []),
+        ("How long did it take?", ["The work ran from 2001 to 2006."], []),
+        ("How long do I have?", ["Upon thirty (30) days written notice."], []),
+        ("How long do you keep it?", ["We keep it for _up to two years_."], []),
+        ("How long did it take?", ["It was relicensed in 2006."], ["duration"]),
+        ("How long did it take?", ["The 2019-12-05 release relicensed it."], ["duration"]),
         # a date is a year, not a version's part, a pull request's number or a count
         ("On what date does it take effect?", ["It takes effect in May."], []),
         ("In what year was the policy adopted?", ["It was adopted in 2019."], []),
