@@ -98,7 +98,10 @@ _IF_NOT_GIVEN = r"\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|spec
 _OUT_OF_THE_BOX = r"\bout of the box\b"  # "by default", in other words
 _NOT_A_PRICE = r"(?!\s+(?:of|include|includes|cover|covers)\b)"
 _AUX = r"do|does|did|is|are|was|were|will|would|can|could|should|must|may|might"
-_MONEY = r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
+_MONEY = (
+    r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds|cents?)\b"
+    r"|\b(?:USD|EUR|GBP|CAD|AUD|CHF|JPY)\s?\d"  # the code first: "USD 8,333.34"
+)
 _NO_CHARGE = r"\b(?:no|without) (?:charge|cost|fee)s?\b"
 # A contact detail asked for: after "what", "which", "where", "whose" or "is there" in the
 # same clause, and not the asker's own ("my email address")
@@ -231,8 +234,9 @@ TYPES: tuple[AnswerType, ...] = (
     AnswerType(
         "duration",
         re.compile(
+            # (not "How long can each option be?": a length)
             r"\bhow long (?:do|does|did|will|would|can|could|should|must|may|has|have|had|"
-            r"until|before|after|to)\b"
+            r"until|before|after|to)\b(?![^?]*\bbe\s*\?)"
             r"|\bfor how many (?:seconds|minutes|hours|days|weeks|months|years)\b"
             # a span named ("How long is the preservation period?", "... the free trial?");
             # "how long is a username" is a length
@@ -450,7 +454,7 @@ _PHRASE_END = _words(
     "a an the do does did can could are is was were will would should must may might have "
     "has "
     "had per in on at by for of to from with that which who whom get gets each every "
-    "i you we they it there he she my your our their this these those"
+    "i you we they it there he she my your our their this these those one"
 )
 _COUNT = re.compile(
     r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"

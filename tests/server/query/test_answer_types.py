@@ -29,6 +29,9 @@ from server.query.answer_types import (
     ("question", "kinds"),
     [
         ("How much does the Team plan cost per user per month?", ["price"]),
+        # "how long can X be?" asks for a length; "how long can X be valid?" a duration
+        ("How long can each poll option be?", []),
+        ("How long can a token be valid?", ["duration"]),
         ("How much prize money do the winners receive?", ["price"]),
         ("What does Basecamp Big cost per month?", ["price"]),
         ("What does the cost include?", []),  # what it covers
@@ -308,6 +311,8 @@ def test_any_claim_of_the_answer_may_state_it() -> None:
         ("How do I enable CORS?", ()),
         # a verb after "how many" names no counted thing (Open Collective oc36)
         ("What happens if I don't fill in how many are available?", ()),
+        # the counted thing ends where its owner begins
+        ("How many browser sessions one user can have?", ("browser", "sessions")),
     ],
 )
 def test_the_phrase_a_count_question_counts(question: str, phrase: tuple[str, ...]) -> None:
@@ -407,6 +412,8 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
             ["release date"],
         ),
         ("When will 1.0 be released?", ["Version 0.100.0 (2023-07-07)."], []),
+        # a sum with its currency's code first
+        ("How much am I paid?", ["A monthly retainer of USD 8,333.34 per month."], []),
         # a span of time given vaguely, by its ends, in words with digits or in emphasis
         ("How long did it take?", ["It took years (2001-2006) to relicense."], []),
         ("How long did it take?", ["It took almost a decade."], []),
