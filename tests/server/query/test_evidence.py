@@ -473,6 +473,20 @@ def test_a_joined_citation_is_read_as_the_units_it_is_made_of() -> None:
     assert sentence_parts("") == []
 
 
+def test_a_sentence_runs_on_past_an_abbreviation() -> None:
+    text = (
+        "Customer agrees to pay the Fees in full, in U.S. Dollars. "
+        "Declare a model (e.g. `Item`) first, i.e. The one you use. Pay within 30 days."
+    )
+    quotes = [u.quote for u in units(_whole(text))]
+    assert quotes == [
+        "Customer agrees to pay the Fees in full, in U.S. Dollars.",
+        "Declare a model (e.g. `Item`) first, i.e. The one you use.",
+        "Pay within 30 days.",
+    ]
+    assert sentence_parts(text) == quotes
+
+
 def test_a_unit_that_only_restates_the_question_is_no_answer() -> None:
     text = "Write a script to rename all files in a directory by appending the current date."
     chunk = _whole(text)
