@@ -542,7 +542,21 @@ def states_count(phrase: Sequence[str], text: str) -> bool:
             m.group()[0].isdigit() and any(0 < n - i <= 2 for i in at)
         ):
             return True
-    return False
+    return any(
+        _singular(w) in nouns
+        for m in _NAMED_COUNT.finditer(text)
+        for w in re.findall(r"[\w'’-]+", m.group(1))
+    )
+
+
+# The count named and then given in one clause: "the maximum number of browser sessions
+# allowed per user, which defaults to 10", "The number of workers is 4".
+_NAMED_COUNT = re.compile(
+    r"\bnumber\s+of\s+((?:[\w'’-]+\s+){0,3}?[\w'’-]+)\b[^.;:]*?"
+    r"\b(?:is|are|was|were|defaults?\s+to|(?:is\s+)?(?:set|limited|capped)\s+(?:to|at))\s+"
+    r"(?:up\s+to\s+|at\s+most\s+|at\s+least\s+|only\s+)?\d",
+    _I,
+)
 
 
 # "5 of your own public posts", "two of the free seats": the partitive after a number

@@ -412,6 +412,18 @@ def test_states_asked_is_one_claim_giving_the_asked_kind(
             ["release date"],
         ),
         ("When will 1.0 be released?", ["Version 0.100.0 (2023-07-07)."], []),
+        # a count named, then given in the same clause
+        (
+            "How many browser sessions can one user have?",
+            ["The maximum number of browser sessions per user defaults to 10."],
+            [],
+        ),
+        ("How many workers does it start?", ["The number of workers is 4."], []),
+        (
+            "How many workers does it start?",
+            ["The number of workers is configurable. Version 2 is out."],
+            ["number of workers"],
+        ),
         # a sum with its currency's code first
         ("How much am I paid?", ["A monthly retainer of USD 8,333.34 per month."], []),
         # a span of time given vaguely, by its ends, in words with digits or in emphasis
