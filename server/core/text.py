@@ -274,12 +274,11 @@ SUBJECT_MIN_TEXTS = 5
 WHOLE_NAME_POOL = 20
 
 
-# A sentence ends at ".", "!" or "?" and a space, but not after an abbreviation: an initial
-# ("U.S. law enforcement"), "e.g.", "i.e.", "etc.", "vs." ("a where() filter, e.g. with
-# func.count()?" is one sentence).
-_SENTENCE_CUT = re.compile(
-    r"(?<=[.!?])(?<!\b[A-Za-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)\s+"
-)
+# Right after ".", "!" or "?" that ends a sentence, not an abbreviation: an initial ("U.S.
+# law enforcement"), "e.g.", "i.e.", "etc.", "vs." ("a where() filter, e.g. with
+# func.count()?" is one sentence). Evidence units cut their sentences here too.
+SENTENCE_STOP = r"(?<=[.!?])(?<!\b[A-Za-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)"
+_SENTENCE_CUT = re.compile(SENTENCE_STOP + r"\s+")
 
 
 def sentences(text: str) -> list[str]:

@@ -301,7 +301,7 @@ TYPES: tuple[AnswerType, ...] = (
         # "PR #1569", "8000"), a month, a date as written, a day of the month ("on the 22nd")
         # or of the week ("the third Thursday of the month")
         re.compile(
-            r"(?<![\w.#])(?:1[6-9]|20)\d{2}(?![\w.]*\d)|(?-i:\b(?:January|February|March|April|"
+            rf"(?<![\w.#]){_YEAR}(?![\w.]*\d)|(?-i:\b(?:January|February|March|April|"
             r"May|June|July|August|September|October|November|December)\b)|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"
             r"|\b\d{1,2}(?:st|nd|rd|th)\b"
             r"|(?-i:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b)",

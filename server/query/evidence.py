@@ -48,6 +48,7 @@ from server.core.text import (
     CODE_SPAN,
     HEADING_SEPARATOR,
     HTML_COMMENT,
+    SENTENCE_STOP,
     content_words,
     display,
     embed_input,
@@ -61,12 +62,9 @@ UnitKind = Literal["sentence", "lead_in", "item", "code", "row"]
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 # A sentence ends at ".", "!" or "?" before a capital or a digit, not after an abbreviation
-# ("U.S. Dollars", "e.g. `Item`", "i.e. The", as `server.core.text.sentences` reads them),
-# and at the end of a line after one of them or ":".
-_SENT_END = re.compile(
-    r"(?<=[.!?])(?<!\b[A-Za-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)"
-    r"[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n"
-)
+# ("U.S. Dollars", "e.g. `Item`": `text.SENTENCE_STOP`), and at the end of a line after one
+# of them or ":".
+_SENT_END = re.compile(SENTENCE_STOP + r"[ \t]+(?=[\"'(\[*_`]?[A-Z0-9])|(?<=[.!?:])\n")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 _ISSUE = re.compile(r"(?:PR|pull request|issue)?\s*#\d{2,}\b|/pull/\d+|/issues/\d+", re.I)
 # A reading verb that opens the sentence, after connectives ("And then", "Also"), a purpose

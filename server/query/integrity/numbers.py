@@ -27,8 +27,10 @@ _MARKER = re.compile(r"\[\d+\]")
 # words), 'OCT3/4', 'BRCA1/2' (a slash after a name with digits), as 'BRCA1' or 'OAuth2'
 # already are. A year stays a number ('pre-2010'). Such numbers are never compared as
 # quantities; `_renumbered_identifiers` compares them as names.
+# A name of one word or a compound of words ('ctla', 'anti-ctla', 'sars-cov'), lowercased.
+_NAME = r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*"
 _NAMED_NUMBER = re.compile(
-    r"(?<![\w-])(?:[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-|[a-z]+\d+/)"
+    rf"(?<![\w-])(?:{_NAME}-|[a-z]+\d+/)"
     r"(?!(?:1[5-9]|20)\d\d\b)(?=(\d+)\b(?![.,]\d))"
 )
 
@@ -392,8 +394,8 @@ def _undated_month(c: Mention, spans: list[Mention], same: list[Mention]) -> str
 
 
 # A number glued to a name by a hyphen is part of an identifier: 'FW-001', 'PGY-1', 'RFC-7231',
-# 'anti-CTLA-4' (the name a compound of words, as `_NAMED_NUMBER` reads it).
-_IDENT = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)\b")
+# 'anti-CTLA-4' (the name a compound of words, `_NAME`, as `_NAMED_NUMBER` reads it).
+_IDENT = re.compile(rf"(?<![\w-])({_NAME})-(\d+)\b")
 _ANCHOR = 2  # tokens on each side of a number that must read the same in claim and span
 
 
