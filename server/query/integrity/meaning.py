@@ -128,6 +128,15 @@ _ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
             "improve improves improved improvement",
             "impair impairs impaired worsen worsens worsened",
         ),
+        # an effect furthered or held back ("IFI16 ... interacts with STING to promote STING
+        # phosphorylation" against "IFI16 impedes STING phosphorylation"); 'block' is left out
+        # ('a code block')
+        (
+            "promote promotes promoted promoting stimulate stimulates stimulated facilitate "
+            "facilitates facilitated encourage encourages encouraged",
+            "inhibit inhibits inhibited inhibiting suppress suppresses suppressed impede "
+            "impedes impeded hinder hinders hindered",
+        ),
         ("present", "absent missing"),
         ("benefit benefits beneficial", "harm harms harmful"),
         ("better", "worse"),

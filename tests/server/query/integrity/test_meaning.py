@@ -227,6 +227,12 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "higher risk.",
         ),
         ("Pooling improves throughput.", "Pooling impairs throughput."),
+        # an effect held back against one furthered
+        (
+            "IFI16 impedes STING phosphorylation and translocation.",
+            "IFI16 interacts with STING to promote STING phosphorylation and translocation.",
+        ),
+        ("The drug suppresses tumour growth.", "The drug stimulates tumour growth."),
         # a negating prefix: 'invalid' / 'valid', 'inaccurate' / 'accurate'
         ("The signature on the token is invalid.", "The signature on the token is valid."),
         (
@@ -305,6 +311,13 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
         (
             "Taxation reduced the incidence of diabetes.",
             "Taxation could mitigate the rising incidence of obesity and diabetes.",
+        ),
+        # the same effect in other words; a span that says it both ways raises nothing
+        ("The drug inhibits tumour growth.", "The drug suppresses tumour growth."),
+        (
+            "Stiff substrates encourage beta-catenin degradation.",
+            "On a stiff matrix, cells show activity that promotes beta-catenin degradation "
+            "and inhibits differentiation.",
         ),
         # a negated prefixed word is the plain one; a short base is a word of its own
         ("The signature on the token is not valid.", "The signature on the token is invalid."),
