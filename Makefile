@@ -74,7 +74,7 @@ eval: setup
 	$(BIN)/citegate eval runs/scifact-claims/gold.jsonl --corpus runs/scifact-claims/corpus --out runs/scifact-claims.json
 	$(BIN)/python -m evals.checker_accuracy --out runs/checker_accuracy.json
 	$(BIN)/python bench/peer.py --out runs/peer.json
-	# exits 1 when an answer holds a pointer, change-log or lead-in claim, or a how-to whose gold is code shows none; the reports after it still run
+	# exits 1 when an answer holds a pointer, change-log or lead-in claim or a code block left open, or a how-to whose gold is code shows none; the reports after it still run
 	-$(BIN)/python -m evals.answer_shape runs/fastapi.json runs/github_site_policy.json --out runs/answer_shape.json
 	# last: it exits 1 when any planted attack succeeds, after every other report is written
 	$(BIN)/python -m evals.injection --out runs/injection.json --compare

@@ -12,6 +12,9 @@ generator. Per answered item (issue #19), with the evidence-unit rules of
 - `changelog`: a claim that is an entry of a list of changes ("📝 Update docs for ...",
   "... PR #123") when the question asks about no version;
 - `lead_in`: a claim that ends in ":", a lead-in shown without what it introduces;
+- `open_code`: the answer, read as CommonMark, has a code block left open (a closing fence
+  with a marker after it, "``` [1]", or code cut short without one), which runs on over the
+  claims after it;
 - `code`: a "how do I / how can I ..." question whose gold evidence is code gets an answer
   with code: a gold quote inside a fenced code block of its document needs a code block in the
   answer; a gold sentence whose paragraph is followed by a code-include directive
@@ -30,6 +33,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict
 
 from evals.runner import Corpus, ItemResult, load_run
@@ -37,7 +41,7 @@ from server.core import markdown
 from server.query.answer_types import asks_how_to
 from server.query.evidence import asks_for_pointer, asks_for_version, is_changelog, is_pointer
 
-CHECKS = ("pointer", "changelog", "lead_in", "code")
+CHECKS = ("pointer", "changelog", "lead_in", "open_code", "code")
 _MARKERS = re.compile(r"(?:\s*\[\d+\])+")
 _REFERENCE = re.compile(r"^\s*\(code: `[^`]*`\)")
 
@@ -75,6 +79,29 @@ def claims_of(answer: str) -> list[str]:
         if text:
             out.append(text)
     return out
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+
+
+def open_code(answer: str) -> bool:
+    """Whether a CommonMark reader finds a code block of `answer` left open: one that holds a
+    line of its own fence with text after it (a closing fence spoilt by a marker, "``` [1]")
+    or that runs to the end of the answer without a closing fence (code cut short)."""
+    lines = answer.splitlines()
+    for token in MarkdownIt("commonmark").parse(answer):
+        if token.type != "fence" or token.map is None:
+            continue
+        for line in token.content.splitlines():
+            m = _FENCE_LINE.match(line)
+            if m and m.group(1).startswith(token.markup) and m.group(2).strip():
+                return True
+        last = lines[token.map[1] - 1] if token.map[1] - 1 < len(lines) else ""
+        m = _FENCE_LINE.match(last)
+        closes = m is not None and m.group(1).startswith(token.markup) and not m.group(2).strip()
+        if not closes or token.map[1] - 1 == token.map[0]:
+            return True
+    return False
 
 
 def code_at(text: str, start: int, end: int) -> str | None:
@@ -116,6 +143,8 @@ def check_item(item: ItemResult, corpus: Corpus) -> list[Finding]:
             out.append(Finding(id=item.id, check="changelog", question=item.question, claim=claim))
         if claim.rstrip().endswith(":"):
             out.append(Finding(id=item.id, check="lead_in", question=item.question, claim=claim))
+    if open_code(item.answer):
+        out.append(Finding(id=item.id, check="open_code", question=item.question, claim=""))
     wanted = _code_wanted(item, corpus)
     shown = (wanted == "block" and markdown.has_fence(item.answer)) or (
         wanted == "include" and "(code: `" in item.answer

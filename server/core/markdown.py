@@ -21,6 +21,7 @@ HEADING = re.compile(
     r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{:?[ \t]*#([\w-]+)[^}\n]*\}|\[#([\w-]+)\])?[ \t]*#*[ \t]*$"
 )
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_FENCE_RUN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")  # indent, the whole run ("````"), rest
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
@@ -72,6 +73,22 @@ class Block:
 def has_fence(text: str) -> bool:
     """Whether any line of `text` opens or closes a fenced code block."""
     return any(FENCE.match(line) for line in text.splitlines())
+
+
+def closed(text: str) -> str:
+    """`text` with a closing fence added when it ends inside a fenced code block (a lead-in
+    whose code was cut at `max_unit_chars` or at its chunk's end): shown unclosed, the code
+    block would run on over every claim after it. The fence closes with the characters and
+    indentation that opened it."""
+    opened: re.Match[str] | None = None
+    for line in text.splitlines():
+        if (m := _FENCE_RUN.match(line)) is None:
+            continue
+        if opened is None:
+            opened = m
+        elif m.group(2).startswith(opened.group(2)) and not m.group(3).strip():
+            opened = None  # the same character, at least as many, nothing after (CommonMark)
+    return text if opened is None else f"{text.rstrip()}\n{opened.group(1)}{opened.group(2)}"
 
 
 def slugify(text: str) -> str:

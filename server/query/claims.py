@@ -25,6 +25,11 @@ _RECOMMEND = re.compile(
     re.IGNORECASE,
 )
 _QUOTE = re.compile(r"[\"“][^\"”]{8,}[\"”]")
+# A claim that ends in a code fence or a table row takes its markers on a line of their own:
+# "``` [1]" is no closing fence (CommonMark 4.5: nothing but spaces may follow one), so the
+# code block would run on over every claim after it; "| a | b | [1]" adds a cell to the row.
+# Group 1: the fence or the row.
+_ENDS_IN_BLOCK = re.compile(r"(?:^|\n)[ \t]*(`{3,}|~{3,}|\|.*)$")
 
 
 def has_number(text: str) -> bool:
@@ -61,13 +66,18 @@ def defined_term(text: str) -> str | None:
 
 def render(claims: Sequence[Claim]) -> str:
     """Claims joined into paragraphs, one per segment, each with its [n] markers; a claim
-    that carries a block (a list or code under its sentence) stands as its own paragraph."""
+    that carries a block (a list or code under its sentence) stands as its own paragraph,
+    its markers on the line after it when it ends in a code fence or a table row."""
     segments: dict[int, list[list[str]]] = {}
     for claim in claims:
         markers = "".join(f"[{s.n}]" for s in claim.citations)
         text = claim.text.rstrip()
         label = f"{claim.label} " if claim.label else ""
         shown = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
+        if markers and (block := _ENDS_IN_BLOCK.search(text)) is not None:
+            # a line right under a table is one more row of it: a blank line ends the table
+            gap = "\n\n" if block.group(1).startswith("|") else "\n"
+            shown = f"{label}{text}{gap}{markers}"
         if claim.reference:
             shown += f" (code: `{claim.reference}`)"
         blocks = segments.setdefault(claim.segment, [[]])

@@ -329,7 +329,7 @@ def _unit(
         start=base + lo,
         end=base + hi,
         quote=quote,
-        display=shown,
+        display=markdown.closed(shown),  # code cut short is still shown as a closed block
         kind=kind,
         reference=reference,
         pointer=bool(prose)

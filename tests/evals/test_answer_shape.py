@@ -71,7 +71,7 @@ def test_a_how_to_whose_gold_is_code_needs_code_in_the_answer(corpus: Corpus) ->
     q = "How do I enable CORS?"
     no_code = _item(q, "Browsers block cross-origin calls by default. [1]", CODE)
     assert [f.check for f in check_item(no_code, corpus)] == ["code"]
-    shown = f"Add the middleware to your app:\n```python\n{CODE}\n``` [1]"
+    shown = f"Add the middleware to your app:\n```python\n{CODE}\n```\n[1]"
     assert check_item(_item(q, shown, CODE), corpus) == []
     # an include: the answer names the included file
     q2 = "How can I return an error?"
@@ -105,6 +105,22 @@ def test_pointer_changelog_and_lead_in_claims_are_found(corpus: Corpus) -> None:
     assert [f.check for f in check_item(asks, corpus)] == ["lead_in"]
 
 
+def test_a_code_block_left_open_is_found(corpus: Corpus) -> None:
+    """ "``` [1]" is no closing fence (CommonMark): the code runs on over the next claim."""
+    q = "How do I enable CORS?"
+    closed = f"Add the middleware:\n```python\n{CODE}\n```\n[1]\n\n{PLAIN} [2]"
+    assert check_item(_item(q, closed, CODE), corpus) == []
+    marked = f"Add the middleware:\n```python\n{CODE}\n``` [1]\n\n{PLAIN} [2]"
+    cut = f"Add the middleware:\n```python\n{CODE} [1]\n\n{PLAIN} [2]"
+    for answer in (marked, cut):
+        assert [f.check for f in check_item(_item(q, answer, CODE), corpus)] == ["open_code"]
+    # brackets in code are no markers; a fence inside a longer fence is code
+    indexed = "Read the first error:\n```python\nprint(exc.errors()[0]['type'])\n```\n[1]"
+    nested = "Write the docs as:\n````md\n```py\nx = 1\n```\n````\n[1]"
+    for answer in (indexed, nested):
+        assert check_item(_item(q, answer, CODE), corpus) == []
+
+
 def test_refused_items_are_not_checked_and_the_command_fails_on_findings(
     corpus: Corpus, tmp_path: Path
 ) -> None:
@@ -125,7 +141,7 @@ def test_refused_items_are_not_checked_and_the_command_fails_on_findings(
         return str(tmp_path / name)
 
     bad = _item("How do I enable CORS?", f"{PLAIN} [1]", CODE)
-    good = _item("How do I enable CORS?", f"```python\n{CODE}\n``` [1]", CODE)
+    good = _item("How do I enable CORS?", f"```python\n{CODE}\n```\n[1]", CODE)
     out = tmp_path / "shape.json"
     assert main([write([bad, refused], "bad.json"), "--out", str(out)]) == 1
     assert '"code": 1' in out.read_text(encoding="utf-8")

@@ -288,3 +288,17 @@ def test_a_fragment_that_starts_inside_code_reads_it_as_code_to_the_closing_fenc
         ("paragraph", 41, 55),
     ]
     assert [b.kind for b in markdown.blocks(text)] == ["paragraph", "code"]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Run:\n```py\nx = 1", "Run:\n```py\nx = 1\n```"),  # cut inside the code
+        ("Run:\n````md\n```py\nx = 1\n```\n", "Run:\n````md\n```py\nx = 1\n```\n````"),
+        ("Run:\n  ~~~\n  x = 1\n", "Run:\n  ~~~\n  x = 1\n  ~~~"),  # its own run and indent
+        ("Run:\n```py\nx = 1\n```", "Run:\n```py\nx = 1\n```"),  # closed: as it was
+        ("No code at all.", "No code at all."),
+    ],
+)
+def test_closed_adds_the_fence_a_cut_code_block_lacks(text: str, shown: str) -> None:
+    assert markdown.closed(text) == shown

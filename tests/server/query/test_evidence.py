@@ -620,3 +620,23 @@ def test_a_question_about_what_became_of_a_feature_asks_about_a_version(
     question: str, expected: bool
 ) -> None:
     assert asks_for_version(question) is expected
+
+
+def test_code_cut_at_max_chars_is_shown_as_a_closed_block() -> None:
+    """A lead-in takes its code up to `max_chars` lines; shown without its closing fence, the
+    block ran on over every claim after it in the answer (Flask's "Here is how sessions
+    work:"). The quote stays the exact span; only the display closes the block."""
+    code = "".join(f"line_{i} = {i}\n" for i in range(20))
+    text = f"Here is how sessions work:\n\n```python\n{code}```\n"
+    found = units(_whole(text), max_chars=120)
+    assert [u.kind for u in found] == ["lead_in"]
+    unit = found[0]
+    assert unit.quote == text[unit.start : unit.end]
+    # 27 + 1 + 10 + 7 lines of 11, the last without its newline: 114 characters, within 120
+    assert (unit.start, unit.end) == (0, 114)
+    assert unit.quote.endswith("line_6 = 6")  # cut inside the code: no closing fence here
+    assert unit.display == (
+        "Here is how sessions work:\n```python\n"
+        + "".join(f"line_{i} = {i}\n" for i in range(7))
+        + "```"
+    )
