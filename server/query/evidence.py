@@ -55,6 +55,7 @@ from server.core.text import (
 )
 from server.query.answer_types import leads
 
+CUT_MARK = "…"  # shown under a list, table or code block that goes on past the unit
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
 _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
 UnitKind = Literal["sentence", "lead_in", "item", "code", "row"]
@@ -295,10 +296,14 @@ def _unit(
     prose_end: int | None = None,
     reference: str | None = None,
     bare: bool = False,
+    cut: bool = False,
 ) -> Unit:
     """A unit over text[lo:hi]; for a lead-in, text[lo:prose_end] is its sentence and the
     rest the block it introduces (shown verbatim, line by line; fenced when it is indented
-    code, `bare`)."""
+    code, `bare`). A block taken only in part (`cut` at `max_chars`, or code whose chunk
+    ends before its closing fence) is shown closed and followed by a line "…" (`CUT_MARK`):
+    "Using `UploadFile` has several advantages over `bytes`:" over two of its five items must
+    not read as the whole list."""
     quote = text[lo:hi]
     if kind == "code":
         prose, shown = "", quote.strip()
@@ -325,11 +330,16 @@ def _unit(
         shown = f"{said}\n{rest}" if rest else said
         if reference is not None and shown.endswith(":"):  # its content is the reference
             shown = shown[:-1].rstrip() + "."
+    closed = markdown.closed(shown)  # code cut short is still shown as a closed block
+    # a lead-in's block starts in the unit, so a fence the display lacks is one it cut off
+    # (an item of a chunk that opens in code may hold the fence that closes that code)
+    if kind == "lead_in" and (cut or closed != shown):
+        closed += f"\n\n{CUT_MARK}"  # after a blank line: right under a table it is a row
     return Unit(
         start=base + lo,
         end=base + hi,
         quote=quote,
-        display=markdown.closed(shown),  # code cut short is still shown as a closed block
+        display=closed,
         kind=kind,
         reference=reference,
         pointer=bool(prose)
@@ -518,7 +528,8 @@ def _paragraph(
     if nxt is not None and _leads_into(last, nxt):
         end = _fit(text, lo, nxt, max_chars)
         bare = _bare_code(text, nxt)
-        out.append(_unit(text, base, lo, end, "lead_in", prose_end=hi, bare=bare))
+        cut = end < nxt.end
+        out.append(_unit(text, base, lo, end, "lead_in", prose_end=hi, bare=bare, cut=cut))
         return out, True
     target = None
     if nxt is not None and nxt.kind == "directive":
@@ -555,7 +566,16 @@ def _list(
     lo, hi = items[-1]
     lo += _marker_end(text[lo:hi])
     end = _fit(text, lo, nxt, max_chars)
-    last = _unit(text, base, lo, end, "lead_in", prose_end=hi, bare=_bare_code(text, nxt))
+    last = _unit(
+        text,
+        base,
+        lo,
+        end,
+        "lead_in",
+        prose_end=hi,
+        bare=_bare_code(text, nxt),
+        cut=end < nxt.end,
+    )
     return [*(_unit(text, base, a, b, "item") for a, b in items[:-1]), last], True
 
 
@@ -571,7 +591,8 @@ def _tab(
     if markdown.tab_label(text[block.start : block.end]) is None:
         return [], False
     end = _fit(text, block.start, nxt, max_chars)
-    return [_unit(text, base, block.start, end, "lead_in", prose_end=block.end)], True
+    cut = end < nxt.end
+    return [_unit(text, base, block.start, end, "lead_in", prose_end=block.end, cut=cut)], True
 
 
 def _with_what_they_introduce(

@@ -50,7 +50,14 @@ from server.query.answer_types import (
     states_kind,
 )
 from server.query.claims import classify_claim, render
-from server.query.evidence import Unit, admissible, sentence_parts, unit_input, units
+from server.query.evidence import (
+    CUT_MARK,
+    Unit,
+    admissible,
+    sentence_parts,
+    unit_input,
+    units,
+)
 from server.query.integrity.numbers import normalise_numbers
 from server.query.retrieve import cosine
 
@@ -645,11 +652,13 @@ def _joined(a: Picked, b: Picked) -> Picked:
     base = a.hit.chunk.offsets.start
     quote = a.hit.chunk.text[a.sentence.start - base : b.sentence.end - base]
     sep = "\n" if "\n" in _gap(a, b) else " "
+    # `a` cut short is cut no longer: what it went on with follows (the items past its cut)
+    first = a.sentence.display.removesuffix(f"\n\n{CUT_MARK}")
     unit = dataclasses.replace(
         a.sentence,
         end=b.sentence.end,
         quote=quote,
-        display=f"{a.sentence.display}{sep}{b.sentence.display}",
+        display=f"{first}{sep}{b.sentence.display}",
         reference=a.sentence.reference or b.sentence.reference,
     )
     return dataclasses.replace(

@@ -622,10 +622,11 @@ def test_a_question_about_what_became_of_a_feature_asks_about_a_version(
     assert asks_for_version(question) is expected
 
 
-def test_code_cut_at_max_chars_is_shown_as_a_closed_block() -> None:
+def test_code_cut_at_max_chars_is_shown_as_a_closed_block_and_marked_cut() -> None:
     """A lead-in takes its code up to `max_chars` lines; shown without its closing fence, the
     block ran on over every claim after it in the answer (Flask's "Here is how sessions
-    work:"). The quote stays the exact span; only the display closes the block."""
+    work:"). The quote stays the exact span; only the display closes the block and says
+    that more follows."""
     code = "".join(f"line_{i} = {i}\n" for i in range(20))
     text = f"Here is how sessions work:\n\n```python\n{code}```\n"
     found = units(_whole(text), max_chars=120)
@@ -638,5 +639,18 @@ def test_code_cut_at_max_chars_is_shown_as_a_closed_block() -> None:
     assert unit.display == (
         "Here is how sessions work:\n```python\n"
         + "".join(f"line_{i} = {i}\n" for i in range(7))
-        + "```"
+        + "```\n\n…"
     )
+
+
+def test_a_list_taken_in_part_is_marked_cut_and_a_whole_one_is_not() -> None:
+    items = "".join(f"* Advantage number {i} of the upload.\n" for i in range(5))  # 35 each
+    text = f"It has several advantages:\n{items}"
+    cut, *rest = units(_whole(text), max_chars=100)
+    assert cut.display == (
+        "It has several advantages:\n* Advantage number 0 of the upload.\n"
+        "* Advantage number 1 of the upload.\n\n…"
+    )
+    assert [u.kind for u in rest] == ["item"] * 3  # the items past the cut, on their own
+    (whole,) = units(_whole(text), max_chars=900)
+    assert whole.display == f"It has several advantages:\n{items.rstrip()}"

@@ -274,6 +274,25 @@ def test_units_side_by_side_in_one_chunk_are_one_citation_over_both() -> None:
     assert len(join_adjacent([picks[0], other])) == 2
 
 
+def test_a_list_cut_short_joined_with_the_items_after_its_cut_is_not_marked_cut() -> None:
+    """GitHub's GDPR rights: the lead-in took four of six rights, marked "…", and the fifth,
+    its own unit, was joined after it: "…" stood inside the list it said was cut."""
+    items = "".join(f"* Request right number {i} of the user.\n" for i in range(3))  # 38 each
+    text = f"You have the rights to:\n{items}"
+    hit = _tail_hit(text, 0, "rights-1")
+    cfg = load_settings().generation.model_copy(update={"min_score": 0.0, "relative_cutoff": 0.0})
+    picks = select(features("What rights do I have?", [hit], HashEmbedder(), 8, 100), cfg, 4)
+    shown = [p.sentence.display for p in sorted(picks, key=lambda p: p.sentence.start)]
+    assert shown[0].endswith("number 1 of the user.\n\n…")  # 24 + 38 + 37 = 99 characters
+    assert shown[1] == "Request right number 2 of the user."
+    (one,) = join_adjacent(picks)
+    assert one.sentence.display == (
+        "You have the rights to:\n* Request right number 0 of the user.\n"
+        "* Request right number 1 of the user.\nRequest right number 2 of the user."
+    )
+    assert one.sentence.quote == text.rstrip()
+
+
 def test_content_tabs_side_by_side_are_alternatives_never_one_citation() -> None:
     """uv's install page: the "macOS and Linux" and "Windows" tabs were joined into one
     citation, so a Windows question was led by the curl command."""
