@@ -81,9 +81,6 @@ def claims_of(answer: str) -> list[str]:
     return out
 
 
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
-
-
 def open_code(answer: str) -> bool:
     """Whether a CommonMark reader finds a code block of `answer` left open: one that holds a
     line of its own fence with text after it (a closing fence spoilt by a marker, "``` [1]")
@@ -92,14 +89,12 @@ def open_code(answer: str) -> bool:
     for token in MarkdownIt("commonmark").parse(answer):
         if token.type != "fence" or token.map is None:
             continue
-        for line in token.content.splitlines():
-            m = _FENCE_LINE.match(line)
-            if m and m.group(1).startswith(token.markup) and m.group(2).strip():
-                return True
-        last = lines[token.map[1] - 1] if token.map[1] - 1 < len(lines) else ""
-        m = _FENCE_LINE.match(last)
-        closes = m is not None and m.group(1).startswith(token.markup) and not m.group(2).strip()
-        if not closes or token.map[1] - 1 == token.map[0]:
+        rests = [markdown.after_fence(line, token.markup) for line in token.content.splitlines()]
+        if any(rest is not None and rest.strip() for rest in rests):
+            return True
+        last = token.map[1] - 1  # the block's closing line, when it has one
+        rest = markdown.after_fence(lines[last], token.markup) if last < len(lines) else None
+        if rest is None or rest.strip() or last == token.map[0]:
             return True
     return False
 

@@ -21,7 +21,7 @@ HEADING = re.compile(
     r"^(#{1,6})[ \t]+(.+?)[ \t]*(?:\{:?[ \t]*#([\w-]+)[^}\n]*\}|\[#([\w-]+)\])?[ \t]*#*[ \t]*$"
 )
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_FENCE_RUN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")  # indent, the whole run ("````"), rest
+FENCE_RUN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")  # indent, the whole run ("````"), rest
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
@@ -75,6 +75,14 @@ def has_fence(text: str) -> bool:
     return any(FENCE.match(line) for line in text.splitlines())
 
 
+def after_fence(line: str, opening: str) -> str | None:
+    """What follows a fence of `opening`'s character, at least as long, on `line` (None when
+    `line` is no such fence). CommonMark: the fence closes the block only when nothing but
+    spaces follows it ("``` [1]" is a line of code)."""
+    m = FENCE_RUN.match(line)
+    return m.group(3) if m is not None and m.group(2).startswith(opening) else None
+
+
 def closed(text: str) -> str:
     """`text` with a closing fence added when it ends inside a fenced code block (a lead-in
     whose code was cut at `max_unit_chars` or at its chunk's end): shown unclosed, the code
@@ -82,12 +90,10 @@ def closed(text: str) -> str:
     indentation that opened it."""
     opened: re.Match[str] | None = None
     for line in text.splitlines():
-        if (m := _FENCE_RUN.match(line)) is None:
-            continue
         if opened is None:
-            opened = m
-        elif m.group(2).startswith(opened.group(2)) and not m.group(3).strip():
-            opened = None  # the same character, at least as many, nothing after (CommonMark)
+            opened = FENCE_RUN.match(line)
+        elif (rest := after_fence(line, opened.group(2))) is not None and not rest.strip():
+            opened = None
     return text if opened is None else f"{text.rstrip()}\n{opened.group(1)}{opened.group(2)}"
 
 

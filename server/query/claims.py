@@ -73,11 +73,11 @@ def render(claims: Sequence[Claim]) -> str:
         markers = "".join(f"[{s.n}]" for s in claim.citations)
         text = claim.text.rstrip()
         label = f"{claim.label} " if claim.label else ""
-        shown = f"{label}{text} {markers}".rstrip() if markers else f"{label}{text}"
-        if markers and (block := _ENDS_IN_BLOCK.search(text)) is not None:
+        gap = " "
+        if (block := _ENDS_IN_BLOCK.search(text)) is not None:
             # a line right under a table is one more row of it: a blank line ends the table
             gap = "\n\n" if block.group(1).startswith("|") else "\n"
-            shown = f"{label}{text}{gap}{markers}"
+        shown = f"{label}{text}{gap}{markers}" if markers else f"{label}{text}"
         if claim.reference:
             shown += f" (code: `{claim.reference}`)"
         blocks = segments.setdefault(claim.segment, [[]])

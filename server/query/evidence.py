@@ -55,7 +55,9 @@ from server.core.text import (
 )
 from server.query.answer_types import leads
 
-CUT_MARK = "…"  # shown under a list, table or code block that goes on past the unit
+# Shown under a list, table or code block that goes on past the unit, after a blank line
+# (right under a table a line is one more row of it).
+CUT_MARK = "\n\n…"
 FENCE_FILLER = "\u2007"  # == server.query.integrity.injection.FILLER (no import: layering)
 _FILLER_RUN = re.compile(FENCE_FILLER + r"[" + FENCE_FILLER + r"\s]*")
 UnitKind = Literal["sentence", "lead_in", "item", "code", "row"]
@@ -334,7 +336,7 @@ def _unit(
     # a lead-in's block starts in the unit, so a fence the display lacks is one it cut off
     # (an item of a chunk that opens in code may hold the fence that closes that code)
     if kind == "lead_in" and (cut or closed != shown):
-        closed += f"\n\n{CUT_MARK}"  # after a blank line: right under a table it is a row
+        closed += CUT_MARK
     return Unit(
         start=base + lo,
         end=base + hi,

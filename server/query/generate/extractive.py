@@ -653,7 +653,7 @@ def _joined(a: Picked, b: Picked) -> Picked:
     quote = a.hit.chunk.text[a.sentence.start - base : b.sentence.end - base]
     sep = "\n" if "\n" in _gap(a, b) else " "
     # `a` cut short is cut no longer: what it went on with follows (the items past its cut)
-    first = a.sentence.display.removesuffix(f"\n\n{CUT_MARK}")
+    first = a.sentence.display.removesuffix(CUT_MARK)
     unit = dataclasses.replace(
         a.sentence,
         end=b.sentence.end,
