@@ -53,6 +53,15 @@ _TIME_UNIT = (
     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|century|centuries)\b"
 )
 _YEAR = r"(?:1[6-9]|20)\d\d"
+# A measure named by its unit of time ("a maximum time in seconds", "timeout (seconds)").
+_IN_TIME_UNIT = r"(?:in|\()\s*(?:milliseconds|seconds|minutes|hours|days|weeks)\b"
+# A default given as a number, in the markup reference docs wrap it in: "Defaults to `600`",
+# "**Default:** *20.0*", "(default: 30000)", "It is set to 1000 by default".
+_DEFAULT_NUMBER = (
+    r"(?:\bdefaults?(?:\s+(?:to|is|value\s+is))?\s*:?[\s*_`'\"]*\d"
+    r"|\b(?:set|limited|capped)\s+(?:to|at)\s+[*_`'\"]*\d[\d,.]*[*_`'\"]*\s+by\s+default\b)"
+)
+
 _DATA_NOUN = (
     r"(?:file|repository|repo|storage|disk|upload|attachment|package|cache|artifact|"
     r"bandwidth|memory|message|payload|body|request|image|database)"
@@ -259,6 +268,10 @@ TYPES: tuple[AnswerType, ...] = (
             rf"\b{_NUMBER_WORD}{_TIME_UNIT}"
             # a span of time as code gives it: `timedelta(days=31)`, `max_age=timedelta(hours=1)`
             r"|\b(?:milliseconds|seconds|minutes|hours|days|weeks)\s*=\s*\d"
+            # a setting measured in a unit of time and its default given as a bare number, the
+            # way reference docs list options: "Sets a maximum time in seconds for browsers to
+            # cache CORS responses. Defaults to `600`.", "(in milliseconds) (default: 30000)"
+            rf"|\b{_IN_TIME_UNIT}[^\n]*?{_DEFAULT_NUMBER}"
             r"|\b(?:indefinitely|immediately|permanently|forever|until|as long as|hourly|daily|"
             r"weekly|monthly|annually|yearly)\b"
             # a vague count of units ("took years", "for several months") or a span of years
@@ -546,7 +559,31 @@ def states_count(phrase: Sequence[str], text: str) -> bool:
         _singular(w) in nouns
         for m in _NAMED_COUNT.finditer(text)
         for w in re.findall(r"[\w'’-]+", m.group(1))
-    )
+    ) or _count_option(nouns, words, text)
+
+
+# An option that holds a count, as reference docs describe one: named by "number of" or
+# "how many" and the counted thing, then its default given as a number ("`--workers <int>` -
+# Number of worker processes. Defaults to the `$WEB_CONCURRENCY` environment variable if
+# available, or 1.", "... how many different processes Puma forks into. Defaults to `2`.").
+_NAMES_COUNT = re.compile(r"\b(?:number\s+of|how\s+many)\b", _I)
+_GIVES_DEFAULT_NUMBER = re.compile(
+    rf"{_DEFAULT_NUMBER}|\bdefaults?\s+to\b[^.;\n]*?\bor\s+[*_`'\"]*\d", _I
+)
+# Words from "number of" / "how many" to the thing counted ("how many `multipart/form-data`
+# fields"); our choice, a rule.
+NAMED_COUNT_REACH = 3
+
+
+def _count_option(nouns: set[str], words: Sequence[re.Match[str]], text: str) -> bool:
+    """`text` names the count of one of `nouns` and gives its default as a number."""
+    if not _GIVES_DEFAULT_NUMBER.search(text):
+        return False
+    for m in _NAMES_COUNT.finditer(text):
+        k = sum(w.start() < m.end() for w in words)  # the first word after it
+        if any(_singular(w.group()) in nouns for w in words[k : k + NAMED_COUNT_REACH]):
+            return True
+    return False
 
 
 # The count named and then given in one clause: "the maximum number of browser sessions

@@ -771,3 +771,42 @@ def test_acronyms_of_runs_of_three_capitalised_words_or_more() -> None:
     assert set(found) == {"GSI", "GSIR", "GSIRT", "SIR", "SIRT", "IRT"}
     assert acronyms("Does the Privacy Act apply?") == {}  # two words: "PA" matches by chance
     assert acronyms("what is a cookie?") == {}
+
+
+def test_a_setting_in_units_of_time_states_its_default_as_a_duration() -> None:
+    """Reference docs name the unit with the setting and give the default as a bare number
+    (FastAPI's CORSMiddleware `max_age`): that is a duration stated."""
+    q = "If I don't set max_age, how long will browsers cache the preflight response?"
+    max_age = "`max_age` - Sets a maximum time in seconds for browsers to cache CORS responses."
+    assert unstated(q, [max_age + " Defaults to `600`."]) == []
+    assert (
+        unstated("What is the default timeout?", ["Idle time in milliseconds (default: 30000)."])
+        == []
+    )
+    assert unstated("What keep-alive timeout is used?", ["In seconds. **Default:** *20.0*."]) == []
+    # the unit without a default given, or a default that is no number: not stated
+    assert unstated(q, [max_age]) == ["duration", "default value"]
+    assert unstated(q, [max_age + " Defaults to `None`."]) == ["duration"]
+    # a number that is no default is not read as the duration
+    assert unstated(q, [max_age + " See RFC 7234 section 5."]) == ["duration", "default value"]
+
+
+def test_an_option_holding_a_count_states_its_default_count() -> None:
+    """A count named by "number of" / "how many" and the thing counted, then its default given
+    as a number, across the sentence end reference docs put there."""
+    workers = "How many worker processes does uvicorn start if I don't pass --workers?"
+    env = "Defaults to the `$WEB_CONCURRENCY` environment variable if available, or 1."
+    assert unstated(workers, ["`--workers <int>` - Number of worker processes. " + env]) == []
+    puma = "How many Puma worker processes does Mastodon's web server run by default?"
+    forks = (
+        "Specific to Puma, this variable determines how many different processes Puma forks into."
+    )
+    assert unstated(puma, [forks + " Defaults to `2`."]) == []
+    fields = "How many multipart form fields will Flask parse per request by default?"
+    parts = "`MAX_FORM_PARTS` controls how many `multipart/form-data` fields can be parsed."
+    assert unstated(fields, [parts + " It is set to 1000 by default."]) == []
+    # no default number, or the count of another thing: not stated
+    assert unstated(puma, [forks])[-1] == "number of Puma worker processes"
+    assert unstated(workers, ["The number of threads defaults to 5."]) == [
+        "number of worker processes"
+    ]
