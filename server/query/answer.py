@@ -44,7 +44,7 @@ from server.core.ports import (
 )
 from server.core.settings import Settings
 from server.core.text import embed_context, embed_input
-from server.query.answer_types import common_names
+from server.query.answer_types import common_names, refusal_reason
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals, verdict
 from server.query.evidence import sentence_parts, without_change_logs
@@ -263,8 +263,7 @@ def answer(
     decision = _decide(text, engine, got, composed, absent)
     if decision.refused:
         reason = (
-            f"refused: the question asks for a {' and a '.join(decision.unstated)} and no "
-            "evidence found states one"
+            refusal_reason(decision.unstated)
             if decision.unstated
             else f"refused: the question asks about the {' and the '.join(decision.unnamed)} "
             "and no evidence found names it"

@@ -969,7 +969,38 @@ def unbound(
     ):
         return []
     about = " ".join(sorted(focus))
-    return [f"{k} (about: {about})" for k in kinds]
+    return [f"{k}{_ABOUT_OPEN}{about})" for k in kinds]
+
+
+# How `unbound` marks a kind stated only about something else: "default value (about: 413
+# error ...)", the question's focus words after the kind's name.
+_ABOUT_OPEN = " (about: "
+
+
+def kind_name(kind: str) -> str:
+    """The kind's name without what `unbound` adds ("default value (about: ...)" -> "default
+    value")."""
+    return kind.split(_ABOUT_OPEN, 1)[0]
+
+
+def refusal_reason(kinds: Sequence[str]) -> str:
+    """Why the answer-type rule refused, in words a reader can check against the evidence:
+    a kind no claim states, or one the claims state only about something else (`unbound`)."""
+    names = [kind_name(k) for k in kinds]
+    unstated_names = [n for n, k in zip(names, kinds, strict=True) if n == k]
+    elsewhere = [n for n, k in zip(names, kinds, strict=True) if n != k]
+    parts = []
+    if unstated_names:
+        parts.append(
+            f"the question asks for a {' and a '.join(unstated_names)} and no evidence found "
+            "states one"
+        )
+    if elsewhere:
+        parts.append(
+            f"the question asks for a {' and a '.join(elsewhere)} and the evidence found "
+            "states one only about something else"
+        )
+    return "refused: " + "; ".join(parts)
 
 
 # A sentence of at most this many words leans on the one before it for what it speaks of

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from server.core.contracts import Hit, MissingEvidence
 from server.core.text import content_words
+from server.query.answer_types import kind_name
 
 _NEAREST = 3
 _KINDS = (
@@ -72,10 +73,6 @@ def source_kind(question: str, topic: str) -> str:
     return f"a document that states the facts about {topic} directly"
 
 
-# What `answer_types.unbound` adds to a kind's name: the words the value was sought about.
-_ABOUT = re.compile(r"\s*\(about:[^)]*\)")
-
-
 def missing_evidence(
     question: str,
     hits: Sequence[Hit],
@@ -96,7 +93,7 @@ def missing_evidence(
     topic = asked_phrase(question)
     if absent_names:
         topic = " and ".join(absent_names)
-    kinds = " and the ".join(dict.fromkeys(_ABOUT.sub("", k) for k in unstated))
+    kinds = " and the ".join(dict.fromkeys(kind_name(k) for k in unstated))
     nearest = tuple(
         f"{h.chunk.source_url}#{h.chunk.section_id} (nearest match, not sufficient)"
         for h in hits[:_NEAREST]

@@ -14,8 +14,10 @@ from server.query.answer_types import (
     defines_asked,
     focus_words,
     gives_reason,
+    kind_name,
     leads,
     option_names,
+    refusal_reason,
     stated_kinds,
     states_asked,
     states_asked_kind,
@@ -810,3 +812,25 @@ def test_an_option_holding_a_count_states_its_default_count() -> None:
     assert unstated(workers, ["The number of threads defaults to 5."]) == [
         "number of worker processes"
     ]
+
+
+def test_the_refusal_reason_says_whether_the_value_is_missing_or_about_something_else() -> None:
+    """The reason a reader sees in `repairs` names the kinds, never `unbound`'s bag of focus
+    words, and does not say "no evidence states one" when a claim states one about another
+    thing (a liability cap in dollars for a ticket's price)."""
+    assert kind_name("price (about: ticket universe)") == "price"
+    assert kind_name("number of days") == "number of days"
+    assert refusal_reason(["duration"]) == (
+        "refused: the question asks for a duration and no evidence found states one"
+    )
+    assert refusal_reason(["price (about: ticket universe)"]) == (
+        "refused: the question asks for a price and the evidence found states one only about "
+        "something else"
+    )
+    both = refusal_reason(["duration", "default value (about: graceful shutdown)"])
+    assert both == (
+        "refused: the question asks for a duration and no evidence found states one; the "
+        "question asks for a default value and the evidence found states one only about "
+        "something else"
+    )
+    assert "about:" not in both
