@@ -40,6 +40,11 @@ DIRECTIVE = re.compile(
     r"|^import[ \t][^\n]*\sfrom[ \t]+['\"][^'\"\n]+['\"];?[ \t]*$"
     r"|^export[ \t]+(?:const|let|default|function)\b"
 )
+# An API reference of mkdocstrings (`::: httpx.Client`, a dotted name): the indented lines
+# under it are its options (`:members: headers cookies ...`, `options:` / `members:` / `- file`),
+# part of the directive, never prose. A container's type is one word (`::: tip`), and an
+# admonition's indented body (`!!! note`) is prose: neither takes lines so.
+API_REFERENCE = re.compile(r"^[ \t]*:::[ \t]+[A-Za-z_]\w*(?:\.\w+)+[ \t]*$")
 # A line that opens or closes a container block: VitePress and Docusaurus `::: tip`,
 # `::: code-group`, a bare closing `:::`; pymdownx blocks `/// note` and `///`.
 CONTAINER_FENCE = re.compile(r"^[ \t]*(?::{3,}|/{3,})(?:[ \t]*\S[^\n]*)?$")
@@ -255,6 +260,9 @@ def _joins(cur: Block, kind: BlockKind, line: str, text: str) -> bool:
         if kind == "directive" and indent(line) <= _list_indent(cur, text):
             return False
         return kind == "list" or line[:1] in (" ", "\t")
+    if cur.kind == "directive":
+        head = text[cur.start :].split("\n", 1)[0]
+        return API_REFERENCE.match(head) is not None and indent(line) > indent(head)
     return cur.kind == kind and kind in ("paragraph", "table", "html")
 
 

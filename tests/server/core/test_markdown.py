@@ -207,6 +207,28 @@ def test_a_content_tab_label_is_a_directive_not_prose() -> None:
     assert markdown.blocks("=== not a tab label\n")[0].kind == "paragraph"
 
 
+def test_an_api_reference_takes_its_indented_options_and_an_admonition_keeps_its_prose() -> None:
+    # mkdocstrings (HTTPX's api.md): the options under `::: httpx.Client` were read as the
+    # paragraph ":docstring: :members: headers cookies ..." and shown as a claim
+    ref = "::: httpx.Client\n    :docstring:\n    :members: headers cookies\n"
+    assert _kinds(ref + "\nThe client.\n") == [
+        ("directive", ref.rstrip("\n")),
+        ("paragraph", "The client."),
+    ]
+    yaml = "::: fastapi.UploadFile\n    options:\n        members:\n            - file\n"
+    assert _kinds(yaml) == [("directive", yaml.rstrip("\n"))]
+    # an admonition's body and a one-word container's content are prose
+    note = "!!! note\n    Only use these functions in a console.\n"
+    assert _kinds(note) == [
+        ("directive", "!!! note"),
+        ("paragraph", "    Only use these functions in a console."),
+    ]
+    tip = "::: tip\n    Indented tip text.\n:::\n"
+    assert [k for k, _ in _kinds(tip)] == ["directive", "paragraph", "directive"]
+    # a line at the directive's own indentation is no option of it
+    assert _kinds("::: httpx.get\nNext line.\n")[1] == ("paragraph", "Next line.")
+
+
 def test_a_tag_whose_attributes_run_over_lines_is_one_html_block() -> None:
     # MDX (SWR's docs): the caption of a <Video> was read as a sentence of prose
     text = (

@@ -654,3 +654,20 @@ def test_a_list_taken_in_part_is_marked_cut_and_a_whole_one_is_not() -> None:
     assert [u.kind for u in rest] == ["item"] * 3  # the items past the cut, on their own
     (whole,) = units(_whole(text), max_chars=900)
     assert whole.display == f"It has several advantages:\n{items.rstrip()}"
+
+
+def test_the_options_of_an_api_reference_are_no_unit() -> None:
+    """HTTPX's api.md: `::: httpx.Client` with its mkdocstrings options indented under it
+    showed ":docstring: :members: headers cookies ..." as a claim."""
+    text = (
+        "## Client\n"  # 0..9
+        "\n"
+        "::: httpx.Client\n"
+        "    :docstring:\n"
+        "    :members: headers cookies params auth request get head options post\n"
+        "\n"
+        "An HTTP client, with connection pooling.\n"
+    )
+    found = units(_whole(text))
+    start = text.index("An HTTP")
+    assert [(u.start, u.end) for u in found] == [(start, start + 40)]
