@@ -6,7 +6,7 @@ import hashlib
 
 from ingest.chunking import Span, doc_root, markdown_sections, pack, page_sections
 from server.core.contracts import Chunk, IndexIdentity, Offsets, SourceDoc
-from server.core.markdown import code_spans, heading_path, slugify
+from server.core.markdown import blocks, code_spans, heading_path, slugify
 from server.core.ports import Embedder
 from server.core.text import HEADING_SEPARATOR
 
@@ -52,6 +52,11 @@ def build_chunks(
     """The SPEC 1.1 payload of every span; `text == doc.text[start:end]` by construction."""
     chunks = []
     code = code_spans(doc.text) if doc.media_type != "pdf" else []  # as the sections read it
+    lists = (
+        [(b.start, b.end) for b in blocks(doc.text) if b.kind == "list"]
+        if doc.media_type != "pdf"
+        else []
+    )
     for span in spans:
         text = doc.text[span.start : span.end]
         chash = content_hash(text)
@@ -76,6 +81,7 @@ def build_chunks(
                 page=span.page,
                 heading=HEADING_SEPARATOR.join(heading_path(doc.text, span.start)),
                 opens_in_code=any(lo < span.start < hi for lo, hi in code),
+                opens_in_list=any(lo < span.start < hi for lo, hi in lists),
             )
         )
     return chunks

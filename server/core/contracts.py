@@ -88,6 +88,11 @@ class Chunk(Frozen):
     # The chunk starts inside a fenced code block that opened before it (a block longer
     # than a chunk, split by lines): its text up to the closing fence is code, not prose.
     opens_in_code: bool = False
+    # The chunk starts inside a list that opened before it (chunks overlap by sentences, and a
+    # list longer than a chunk is split by sentences): its lines indented after a blank line
+    # are an item's body, not indented code. A reading hint that moves no chunk boundary: an
+    # index built before it reads False until its documents are re-ingested.
+    opens_in_list: bool = False
 
 
 class SparseVector(Frozen):

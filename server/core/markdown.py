@@ -332,7 +332,7 @@ def _indented_code(cols: int, container: bool, cur: Block | None, in_tag: bool) 
     )
 
 
-def blocks(text: str, in_code: bool = False) -> list[Block]:
+def blocks(text: str, in_code: bool = False, in_list: bool = False) -> list[Block]:
     """Block structure of a Markdown fragment: headings, paragraphs, lists (with their
     indented continuation lines), whole code fences, indented code (`INDENTED_CODE`),
     tables, directives and HTML lines.
@@ -340,11 +340,14 @@ def blocks(text: str, in_code: bool = False) -> list[Block]:
     Blank lines end a paragraph or table; a list goes on across blank lines while its next
     line is another item or indented, and indented code while its next line is indented.
     Spans are exact and never include the trailing newline. `in_code`: the fragment starts
-    inside a code block, whose rest up to the first fence line is one code block.
+    inside a code block, whose rest up to the first fence line is one code block. `in_list`:
+    it starts inside a list item (a chunk cut there): its first line goes on that item, so
+    what is indented after it is the item's body, not indented code, until a new block at
+    the margin.
     """
     out: list[Block] = []
     cur: Block | None = Block("code", 0, 0) if in_code else None
-    state = _Reading()
+    state = _Reading(container=in_list, blank=not in_list)
     last = -1  # where the previous line starts
     for pos, line, code in lines(text, 0, in_code):
         end = pos + len(line.rstrip("\n"))

@@ -403,7 +403,7 @@ def units(
     fenced += [(m.start(), m.end()) for m in _FILLER_RUN.finditer(text)]
     cuts = sorted({x for span in fenced for x in span})
     found: list[Unit] = []
-    blocks = markdown.blocks(text, chunk.opens_in_code)
+    blocks = markdown.blocks(text, chunk.opens_in_code, chunk.opens_in_list)
     log = in_change_log(chunk.section_id)
     led: set[int] = set()
     for i, block in enumerate(blocks):

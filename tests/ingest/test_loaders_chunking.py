@@ -139,3 +139,22 @@ def test_a_chunk_that_starts_inside_a_long_code_block_says_so() -> None:
         inside = fence < c.offsets.start < text.index("```\n\nThat")
         assert c.opens_in_code == inside, c.text[:40]
     assert chunks[0].opens_in_code is False and any(c.opens_in_code for c in chunks)
+
+
+def test_a_chunk_that_starts_inside_a_list_says_so() -> None:
+    """A list longer than a chunk is split by sentences (FastAPI's CORS arguments): the chunks
+    that start inside it say so, the one that starts before it and the one after it do not."""
+    items = "".join(
+        f"* `arg{i}` - Sets option number {i} of the middleware. Defaults to `{i}`.\n"
+        for i in range(12)
+    )
+    text = f"# Args\n\nThe following arguments are supported:\n\n{items}\nThat is all.\n"
+    doc, _ = build_doc("args.md", text.encode(), mtime=datetime(2026, 1, 1, tzinfo=UTC))
+    embedder = HashEmbedder()
+    identity = IndexIdentity(embed_model="m", dense_dim=64, analyzer="a", chunker="c")
+    chunks = build_chunks(doc, spans_of(doc, embedder, 60, 0, []), embedder, identity, "ih")
+    lo, hi = text.index("* `arg0`"), text.index("\n\nThat is all.")
+    assert len(chunks) >= 3
+    for c in chunks:
+        assert c.opens_in_list == (lo < c.offsets.start < hi), c.text[:40]
+    assert chunks[0].opens_in_list is False and any(c.opens_in_list for c in chunks)

@@ -671,3 +671,22 @@ def test_the_options_of_an_api_reference_are_no_unit() -> None:
     found = units(_whole(text))
     start = text.index("An HTTP")
     assert [(u.start, u.end) for u in found] == [(start, start + 40)]
+
+
+def test_a_chunk_that_starts_inside_a_list_item_reads_its_indented_body_as_prose() -> None:
+    """FastAPI blind b01: a chunk cut inside the `allow_credentials` item opened at the margin,
+    so the note indented under the item read as indented code and was shown in a fence."""
+    text = (
+        "Defaults to `False`.\n"  # 0..20
+        "\n"
+        "    None of the origins can be `['*']` if credentials are allowed.\n"  # 22..88
+        "\n"
+        "* `max_age` - Sets a maximum time in seconds. Defaults to `600`.\n"
+    )
+    inside = _whole(text).model_copy(update={"opens_in_list": True})
+    note = "None of the origins can be `['*']` if credentials are allowed."
+    found = units(inside)
+    assert note in [u.quote for u in found]
+    assert not any("```" in u.display for u in found)
+    # read as a document of its own, the indented note is code (CommonMark), as before
+    assert note not in [u.quote for u in units(_whole(text))]
