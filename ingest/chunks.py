@@ -51,12 +51,9 @@ def build_chunks(
 ) -> list[Chunk]:
     """The SPEC 1.1 payload of every span; `text == doc.text[start:end]` by construction."""
     chunks = []
-    code = code_spans(doc.text) if doc.media_type != "pdf" else []  # as the sections read it
-    lists = (
-        [(b.start, b.end) for b in blocks(doc.text) if b.kind == "list"]
-        if doc.media_type != "pdf"
-        else []
-    )
+    marked_up = doc.media_type != "pdf"  # as the sections read it
+    code = code_spans(doc.text) if marked_up else []
+    lists = [(b.start, b.end) for b in blocks(doc.text) if b.kind == "list"] if marked_up else []
     for span in spans:
         text = doc.text[span.start : span.end]
         chash = content_hash(text)

@@ -261,7 +261,7 @@ def _joins(cur: Block, kind: BlockKind, line: str, text: str) -> bool:
             return False
         return kind == "list" or line[:1] in (" ", "\t")
     if cur.kind == "directive":
-        head = text[cur.start :].split("\n", 1)[0]
+        head = text[cur.start : cur.end].split("\n", 1)[0]  # its first line
         return API_REFERENCE.match(head) is not None and indent(line) > indent(head)
     return cur.kind == kind and kind in ("paragraph", "table", "html")
 

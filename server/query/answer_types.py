@@ -986,14 +986,12 @@ def kind_name(kind: str) -> str:
 def refusal_reason(kinds: Sequence[str]) -> str:
     """Why the answer-type rule refused, in words a reader can check against the evidence:
     a kind no claim states, or one the claims state only about something else (`unbound`)."""
-    names = [kind_name(k) for k in kinds]
-    unstated_names = [n for n, k in zip(names, kinds, strict=True) if n == k]
-    elsewhere = [n for n, k in zip(names, kinds, strict=True) if n != k]
+    missing = [k for k in kinds if kind_name(k) == k]
+    elsewhere = [kind_name(k) for k in kinds if kind_name(k) != k]
     parts = []
-    if unstated_names:
+    if missing:
         parts.append(
-            f"the question asks for a {' and a '.join(unstated_names)} and no evidence found "
-            "states one"
+            f"the question asks for a {' and a '.join(missing)} and no evidence found states one"
         )
     if elsewhere:
         parts.append(
