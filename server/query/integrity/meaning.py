@@ -152,6 +152,15 @@ _POLAR = _NEGATION | _HEDGE | frozenset(_STRONG) | frozenset().union(*(a | b for
 # words; otherwise it is not aligned and nothing is raised.
 MIN_SHARED = 2
 MIN_SHARE = 0.5
+# A clause below `MIN_SHARE` is still compared for an antonym swap alone (not for a negation)
+# against a sentence sharing `MIN_SHARED` of its content words and at least this share: a
+# direction said in other words ("Women with a lower birth weight are more likely to develop
+# breast cancer" against "heavier birth weights were associated with increased breast cancer
+# risk"). Chosen on SciFact train rationales and the other checkers' dev splits, read as
+# claims each rule flags: 0.34 flags 6 contradicted SciFact claims and 0 supported ones, 0.25
+# flags 16 and 2, 0.2 flags 17 and 3; WiCE dev, HaluEval-QA 0-249, BEGIN dev, ClapNQ rows
+# 0-149 and the prose eval's dev half: none at any of them.
+SWAP_SHARE = 0.25
 # Content words after a negation that it bears on ("may not sound like much": sound, much).
 # A negation of the span counts against the claim only when one of them is in the claim too:
 # "the fund eats a quarter of your earnings" does not drop the negation of "may not sound
@@ -249,7 +258,7 @@ def _claim_units(claim: str) -> list[_Unit]:
 
 
 def _aligned(
-    clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]]
+    clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]], share: float = MIN_SHARE
 ) -> list[tuple[_Unit, _Unit]]:
     """The best-aligned span sentences, each whole and as what it says about the clause's
     words: its clauses sharing `MIN_SHARED` of them (else any), so that a negation in a
@@ -259,7 +268,7 @@ def _aligned(
     need = min(MIN_SHARED, len(clause.content))
     shared = [len(clause.content & whole.content) for whole, _ in sentences]
     best = max(shared, default=0)
-    if best < need or best < MIN_SHARE * len(clause.content):
+    if best < need or best < share * len(clause.content):
         return []
     out = []
     for (whole, parts), n in zip(sentences, shared, strict=True):
@@ -403,13 +412,25 @@ def negation_mismatches(claim: str, span: str) -> list[str]:
     units, out = _span_units(span), []
     for clause in _claim_units(claim):
         aligned = _aligned(clause, units)
+        if not aligned:
+            out += _swapped_far(clause, units)
+            continue
         flips = [_flipped(clause, about) for _, about in aligned]
-        if aligned and all(flips):
+        if all(flips):
             negates = clause.negations % 2 == 1
             if negates and not _swaps_any(clause, aligned) and _said_negated(clause, units):
                 continue
             out.append(str(flips[0]))
     return out
+
+
+def _swapped_far(clause: _Unit, units: list[tuple[_Unit, list[_Unit]]]) -> list[str]:
+    """A clause too far from the span for its negations to be compared: flagged only when
+    every sentence it is loosely aligned with (`SWAP_SHARE`) has an antonym the clause swaps,
+    and the polarity comes out flipped."""
+    loose = _aligned(clause, units, SWAP_SHARE)
+    flips = [_flipped(clause, about) for _, about in loose if _swaps(clause, about)]
+    return [str(flips[0])] if loose and len(flips) == len(loose) and all(flips) else []
 
 
 def _swaps_any(clause: _Unit, aligned: list[tuple[_Unit, _Unit]]) -> bool:

@@ -451,3 +451,17 @@ def test_number_mentions_hands_out_a_new_list_each_time() -> None:
     assert [m.value for m in first] == ["90", "1", "9"]
     first.clear()  # a caller emptying its list leaves the next caller's intact
     assert [m.value for m in number_mentions(text)] == ["90", "1", "9"]
+
+
+def test_a_direction_said_in_other_words_is_swapped_though_the_clause_is_far() -> None:
+    claim = "Daily walking lowers blood pressure in older adults with type 2 diabetes."
+    # three of the claim's nine content words are in the span: too few to compare a
+    # negation (MIN_SHARE), enough to compare the direction (SWAP_SHARE)
+    span = "In the trial, walking was followed by increased blood pressure."
+    assert negation_mismatches(claim, span) == ["'lowers' where the span says 'increased'"]
+    # the same direction, or a swap in a sentence sharing one word only, is no mismatch
+    assert negation_mismatches(claim, span.replace("increased", "decreased")) == []
+    assert negation_mismatches(claim, "Walking in winter increased the number of falls.") == []
+    # a negation is not compared that far: it may bear on other words than the claim's
+    far = "In the trial, walking was not followed by changes in blood pressure."
+    assert negation_mismatches(claim, far) == []
