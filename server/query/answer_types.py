@@ -716,6 +716,29 @@ def asks_how_to(question: str) -> bool:
     return bool(_HOW_TO.search(question))
 
 
+# A unit that opens by saying how to do a thing: a purpose clause, then what to use or do ("To
+# create a middleware you use the decorator ...", "To stream SSE with FastAPI, use `yield` ...",
+# "To disable the optimizer completely, use `optimizeDeps.noDiscovery: true`").
+_INSTRUCTION = re.compile(
+    r"^\W*(?:in order )?to\s+([a-z][^.:;]*?),?\s+"
+    r"(?:you\s+(?:can\s+|need\s+to\s+|should\s+|must\s+|would\s+|have\s+to\s+)?)?"
+    r"(?:just\s+|simply\s+|also\s+)?"
+    r"(?:use|call|set|add|pass|import|declare|create|run|install|define|wrap|include|put|write"
+    r"|return|raise|inherit|mount|enable|disable)\b",
+    _I,
+)
+
+
+def instructs(question: str, text: str) -> bool:
+    """`text` says how to do what a how-to question asks: it opens with a purpose clause that
+    shares a content word with the question, then an instruction ("How do I write middleware
+    ...?": "To create a middleware you use the decorator `@app.middleware("http")` ...")."""
+    if not asks_how_to(question):
+        return False
+    m = _INSTRUCTION.match(text)
+    return m is not None and not set(content_words(m.group(1))).isdisjoint(content_words(question))
+
+
 # "How long are X valid?" asks for a duration or a length: too loose for the refusal rule
 # ("how long is a username" is answered in characters), enough to choose which claim leads.
 _HOW_LONG_BE = re.compile(r"\bhow long (?:is|are|was|were)\b", _I)

@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 class GenerationSettings(BaseModel):
     """Sentence score = w_cosine * cos(question, sentence) + w_overlap * share of the
     question's content words in the sentence + w_hit * the hit's rerank score relative to the
-    best hit's; sentences are then picked greedily (cut-offs are shares of the best score)."""
+    best hit's (+ w_instruction for a unit that says how to do what a how-to question asks);
+    sentences are then picked greedily (cut-offs are shares of the best score)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -16,6 +17,12 @@ class GenerationSettings(BaseModel):
     w_cosine: float = Field(ge=0.0, description="weight of question-sentence embedding cosine")
     w_overlap: float = Field(ge=0.0, description="weight of question content-word overlap")
     w_hit: float = Field(ge=0.0, description="weight of the hit's relative rerank score")
+    w_instruction: float = Field(
+        ge=0.0,
+        description="score units added to a unit that says how to do what a how-to question "
+        "asks (a purpose clause sharing a word with it, then an instruction: "
+        "server.query.answer_types.instructs)",
+    )
     min_score: float = Field(ge=0.0, description="absolute floor of a sentence's score")
     relative_cutoff: float = Field(
         ge=0.0, le=1.0, description="keep sentences scoring at least this share of the best"

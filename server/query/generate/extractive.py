@@ -45,6 +45,7 @@ from server.query.answer_types import (
     defines_asked,
     focus_words,
     gives_default,
+    instructs,
     leads,
     stated_kinds,
     states_kind,
@@ -72,6 +73,7 @@ class Features:
     overlap: float  # share of the question's content words in the sentence
     hit_score: float  # the hit's rerank score relative to the best hit's (best = 1)
     words: frozenset[str]  # content words, for the redundancy test
+    instruction: bool = False  # says how to do what a how-to question asks (`instructs`)
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ def features(
             _overlap(qwords, words := content_words(s.quote)),
             h.score_norm / best,
             frozenset(words),
+            instructs(question, s.display),
         )
         for (h, s), v in zip(pairs, vectors, strict=True)
     ]
@@ -185,7 +188,10 @@ def scored(found: Sequence[Features], cfg: GenerationSettings) -> list[Picked]:
             Picked(
                 f.hit,
                 f.sentence,
-                cfg.w_cosine * f.cosine + cfg.w_overlap * f.overlap + cfg.w_hit * f.hit_score,
+                cfg.w_cosine * f.cosine
+                + cfg.w_overlap * f.overlap
+                + cfg.w_hit * f.hit_score
+                + cfg.w_instruction * f.instruction,
                 f.words,
             )
             for f in found

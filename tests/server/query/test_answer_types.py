@@ -14,6 +14,7 @@ from server.query.answer_types import (
     defines_asked,
     focus_words,
     gives_reason,
+    instructs,
     kind_name,
     leads,
     option_names,
@@ -834,3 +835,49 @@ def test_the_refusal_reason_says_whether_the_value_is_missing_or_about_something
         "something else"
     )
     assert "about:" not in both
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "says_how"),
+    [
+        # a purpose clause sharing a word with the question, then what to use or do
+        (
+            "How do I write middleware that runs for every request?",
+            'To create a middleware you use the decorator `@app.middleware("http")`.',
+            True,
+        ),
+        (
+            "How can I stream events from an endpoint?",
+            "To stream SSE, use `yield` and set `response_class`.",
+            True,
+        ),
+        (
+            "How do I turn off the optimizer?",
+            "In order to disable the optimizer completely, you can set `noDiscovery: true`.",
+            True,
+        ),
+        # the purpose is something else the question does not ask about
+        (
+            "How do I write middleware that runs for every request?",
+            "To install the package, use pip.",
+            False,
+        ),
+        # no instruction after the purpose clause
+        (
+            "How do I write middleware that runs for every request?",
+            "To create a middleware is easy.",
+            False,
+        ),
+        # an instruction that opens otherwise, and a question that asks no how-to
+        (
+            "How do I write middleware that runs for every request?",
+            "You can add middleware to applications.",
+            False,
+        ),
+        ("What is middleware?", "To create a middleware you use the decorator.", False),
+    ],
+)
+def test_a_unit_that_says_how_to_do_the_asked_thing_instructs(
+    question: str, text: str, says_how: bool
+) -> None:
+    assert instructs(question, text) is says_how

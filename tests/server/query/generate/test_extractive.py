@@ -901,3 +901,25 @@ def test_a_terminal_session_does_not_lead_an_answer_that_asks_no_command() -> No
     # nothing but sessions, or a lead that is none: as it was
     assert lead_past_session(asked, [session]) == [session]
     assert lead_past_session(asked, [install, session]) == [install, session]
+
+
+def test_a_unit_that_says_how_to_do_the_asked_thing_gains_the_instruction_weight() -> None:
+    # FastAPI dev f57: "To create a middleware you use the decorator ..." scored below units
+    # that describe middleware; as the one unit that says how, it gains `w_instruction`
+    doc = (
+        "A middleware is a function that works with every request. "
+        'To create a middleware you use the decorator `@app.middleware("http")`.\n'
+    )
+    hit = _hit(0, len(doc), "mw-1", 0.9, 1)
+    hit = hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": doc})})
+    question = "How do I write a middleware?"
+    found = features(question, [hit], HashEmbedder(), 8)
+    assert [f.instruction for f in found] == [False, True]
+    base = load_settings().generation.model_copy(
+        update={"min_score": 0.0, "relative_cutoff": 0.0, "w_instruction": 0.0}
+    )
+    plain = {p.sentence.display[:4]: p.score for p in select(found, base, 4)}
+    weighted = base.model_copy(update={"w_instruction": 0.2})
+    scores = {p.sentence.display[:4]: p.score for p in select(found, weighted, 4)}
+    assert scores["To c"] == pytest.approx(plain["To c"] + 0.2)
+    assert scores["A mi"] == pytest.approx(plain["A mi"])
