@@ -830,7 +830,13 @@ def unstated(question: str, texts: Sequence[str], headings: Sequence[str] = ()) 
 _ASKING = _words(
     "how much many long often old big large far fast what which when is are does do did "
     "maximum minimum max min default number limit size value amount total exact average "
-    "typical allowed largest smallest highest lowest"
+    "typical allowed largest smallest highest lowest "
+    # the environment-variable pattern writes "var(?:iable)?", which `_pattern_words` reads as
+    # "var" and "iable"
+    "variable variables "
+    # the verb that ties the asked value to its subject ("Which environment variable sets the
+    # number of workers?"): a claim that another variable "sets" something is not about workers
+    "set sets control controls determine determines configure configures specify specifies"
 )
 
 

@@ -596,7 +596,7 @@ def test_a_value_asked_of_a_named_option_is_bound_on_that_options_line() -> None
     graceful = "`--timeout-graceful-shutdown <int>` - Seconds to wait for shutdown."
     both = (f"{keep_alive}\n{graceful}", "Settings > Timeouts")
     assert unbound(q, [both], frozenset()) == [
-        "default value (about: dont set timeout-graceful-shutdown)"
+        "default value (about: dont timeout-graceful-shutdown)"
     ]
     own = ("`--timeout-graceful-shutdown <int>` - Seconds to wait. **Default:** *5*.", "")
     assert unbound(q, [own], frozenset()) == []
@@ -881,3 +881,13 @@ def test_a_unit_that_says_how_to_do_the_asked_thing_instructs(
     question: str, text: str, says_how: bool
 ) -> None:
     assert instructs(question, text) is says_how
+
+
+def test_the_verb_and_the_kind_a_question_asks_with_bind_nothing() -> None:
+    # FastAPI dev f99 (unanswerable): another variable that "sets" something is not about
+    # workers; "variable" and "sets" are how the question asks, not what it asks about
+    q = "Which environment variable sets the number of workers for the server?"
+    env = ("Before importing your app, the CLI sets the `APP_ENV` environment variable.", "")
+    assert unbound(q, [env], frozenset()) == ["environment variable (about: server worker)"]
+    workers = ("`WEB_CONCURRENCY` sets the number of worker processes of the server.", "")
+    assert unbound(q, [workers], frozenset()) == []
