@@ -465,3 +465,11 @@ def test_a_direction_said_in_other_words_is_swapped_though_the_clause_is_far() -
     # a negation is not compared that far: it may bear on other words than the claim's
     far = "In the trial, walking was not followed by changes in blood pressure."
     assert negation_mismatches(claim, far) == []
+
+
+def test_raising_a_level_is_a_direction_and_raising_an_exception_meets_none() -> None:
+    span = "Mutations in the gene cause reduced expression of the enzyme in yeast."
+    claim = "Mutations in the gene raise expression of the enzyme in yeast."
+    assert negation_mismatches(claim, span) == ["'raise' where the span says 'reduced'"]
+    raised = "When the timeout is reached, the client raises an exception."
+    assert negation_mismatches("The client raises an exception at the timeout.", raised) == []
