@@ -433,9 +433,11 @@ def _swapped_far(clause: _Unit, units: list[tuple[_Unit, list[_Unit]]]) -> list[
     """A clause too far from the span for its negations to be compared: flagged only when
     every sentence it is loosely aligned with (`SWAP_SHARE`) has an antonym the clause swaps,
     and the polarity comes out flipped."""
-    loose = _aligned(clause, units, SWAP_SHARE)
-    flips = [_flipped(clause, about) for _, about in loose if _swaps(clause, about)]
-    return [str(flips[0])] if loose and len(flips) == len(loose) and all(flips) else []
+    flips = [
+        _flipped(clause, about) if _swaps(clause, about) else None
+        for _, about in _aligned(clause, units, SWAP_SHARE)
+    ]
+    return [str(flips[0])] if flips and all(flips) else []
 
 
 def _swaps_any(clause: _Unit, aligned: list[tuple[_Unit, _Unit]]) -> bool:
