@@ -35,7 +35,8 @@ _CLAIM_CLAUSE = re.compile(rf";\s*|,?\s+(?:and|{_CONTRASTS})\s+")
 
 # Bounds and idioms that hold a negation word without negating the statement.
 _NOT_NEGATION = re.compile(
-    r"\b(?:not (?:only|just|merely|simply)|no (?:more|less|later|earlier|fewer|longer than|sooner)|"
+    r"\b(?:not (?:only|just|merely|simply|solely|exclusively)|"
+    r"no (?:more|less|later|earlier|fewer|longer than|sooner)|"
     r"not (?:more|less|later|earlier|fewer)|no matter|no doubt|nothing but)\b|"
     # an answer particle that opens the claim ("No, when you borrow ...") answers the
     # question; it does not negate the statement after it

@@ -35,10 +35,17 @@ _NAMED_NUMBER = re.compile(
 )
 
 
+# A word that opens with digits and has letters, then digits again, is a name too: the cell
+# lines 'NIH 3T3' and '4T1', the locus '5q31'. Not a size ('3x3') nor a duration ('1h30m').
+_CODED_NAME = re.compile(r"(?<![\w.,-])\d+(?=(?!(?:h|m|min|s|ms|d)\d)[a-wyz][a-z]*\d)")
+
+
 def _lower(text: str) -> str:
     """`text` lowercased, citation markers blanked, and the joint of each named number
-    ('il-6') made a word character ('il_6'), so no number pattern reads it; offsets kept."""
+    ('il-6') made a word character ('il_6'), as the opening digits of a coded name ('3t3' ->
+    '_t3'), so no number pattern reads them; offsets kept."""
     lowered = _MARKER.sub(" ", text.lower())
+    lowered = _CODED_NAME.sub(lambda m: "_" * len(m.group(0)), lowered)
     return _NAMED_NUMBER.sub(lambda m: m.group(0)[:-1] + "_", lowered)
 
 
@@ -86,11 +93,12 @@ _GLUED_NUMBER = re.compile(r"(?<![\w-])[a-z]+(\d+)[a-z]*\b")
 
 
 def named_numbers(text: str) -> set[str]:
-    """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4', 'Th17' -> '17'),
-    canonical: a claim that says 'Route 690' where its span names 'I-690', or 'T-helper 17'
-    where it names 'Th17', states no number the span lacks."""
+    """The numbers of `text`'s names ('I-690' -> '690', 'OCT3/4' -> '4', 'Th17' -> '17',
+    '10E8' -> '10'), canonical: a claim that says 'Route 690' where its span names 'I-690',
+    or 'T-helper 17' where it names 'Th17', states no number the span lacks."""
     lowered = _MARKER.sub(" ", text.lower())
     named = {_canonical(m.group(1)) for m in _NAMED_NUMBER.finditer(lowered)}
+    named |= {_canonical(m.group(0)) for m in _CODED_NAME.finditer(lowered)}
     return named | {_canonical(m.group(1)) for m in _GLUED_NUMBER.finditer(lowered)}
 
 

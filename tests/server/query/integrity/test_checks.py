@@ -338,6 +338,13 @@ def test_a_number_of_a_name_is_compared_as_part_of_the_name() -> None:
     brca = claim("BRCA 1 carriers' risk varies.", ClaimType.FACT, slot(1, ROTATE))
     varies = ["Risks of BRCA1/2 vary."]
     assert checks.check_type_evidence(brca, varies, allow_general=False) == []
+    # a cell line's opening digits count nothing ('NIH 3T3'), and a span's coded name gives
+    # the number of a claim that writes it apart ('10EB' for '10E8')
+    cells = claim("Clocks time mitosis in NIH 3T3 cells.", ClaimType.FACT, slot(1, ROTATE))
+    assert checks.check_type_evidence(cells, ["Clocks time mitosis."], allow_general=False) == []
+    bnab = claim("Antibody 10EB does not bind lipids.", ClaimType.FACT, slot(1, ROTATE))
+    bound = ["10E8 did not bind lipids."]
+    assert checks.check_type_evidence(bnab, bound, allow_general=False) == []
     # a claim number the span states nowhere, named or not, is still a mismatch
     far = claim("It is adjacent to Route 691 West.", ClaimType.FACT, slot(1, ROTATE))
     assert codes(checks.check_type_evidence(far, [near], allow_general=False)) == [

@@ -392,6 +392,10 @@ def test_a_clause_aligns_with_the_span_clause_that_says_only_its_words() -> None
         ("OCT3/4 and BRCA1/2 carriers, UTF-8 text, A-769662", set()),
         # and so is one at the end of a compound of words
         ("anti-CTLA-4 treatment, SARS-CoV-2 and anti-interleukin-2 antibodies", set()),
+        # and a word that opens with digits, then letters and digits: cell lines, loci
+        ("NIH 3T3 cells, 4T1 tumours and the 5q31 locus", set()),
+        # but not a size or a duration
+        ("a 3x3 grid, 1h30m later", {"3", "1"}),
         # a year stays a number, and so do ranges, percentages and a number before a noun
         ("rates before pre-2010 rules", {"2010"}),
         ("from 1990-2000, 76-85% of cases, a 10-minute wait", {"1990", "2000", "76", "85%", "10"}),
@@ -473,3 +477,13 @@ def test_raising_a_level_is_a_direction_and_raising_an_exception_meets_none() ->
     assert negation_mismatches(claim, span) == ["'raise' where the span says 'reduced'"]
     raised = "When the timeout is reached, the client raises an exception."
     assert negation_mismatches("The client raises an exception at the timeout.", raised) == []
+
+
+@pytest.mark.parametrize("bound", ["only", "solely", "exclusively"])
+def test_not_only_bounds_a_statement_without_negating_it(bound: str) -> None:
+    # 'not solely' says the statement holds and more besides, as 'not only' does
+    span = "Smoking causes lung cancer."
+    assert negation_mismatches(f"Smoking does not {bound} cause lung cancer.", span) == []
+    assert negation_mismatches("Smoking does not cause lung cancer.", span) == [
+        "the claim negates what the span says"
+    ]
