@@ -487,3 +487,18 @@ def test_not_only_bounds_a_statement_without_negating_it(bound: str) -> None:
     assert negation_mismatches("Smoking does not cause lung cancer.", span) == [
         "the claim negates what the span says"
     ]
+
+
+def test_a_far_clause_that_denies_what_the_span_states_is_caught() -> None:
+    # the claim shares only 'side effects' with the span (2 of 5 content words: too far to
+    # compare its negation by MIN_SHARE), but denies exactly what the span states
+    denies = "Medications to treat obesity do not have side effects."
+    span = "Orlistat reduced weight but increased rates of gastrointestinal side effects."
+    assert negation_mismatches(denies, span) == [
+        "the claim denies what the span states (side effect)"
+    ]
+    # the span denies them too: nothing to flag
+    assert negation_mismatches(denies, "Orlistat reduced weight and had no side effects.") == []
+    # what the claim denies is not what the span states
+    other = "Medications to treat obesity do not prevent heart attacks."
+    assert negation_mismatches(other, span) == []
