@@ -746,10 +746,14 @@ _DURATION = next(t for t in TYPES if t.name == "duration")
 
 
 # A default given, not only named: "By default, X ...", "X defaults to Y", "the default is
-# Y", "Default: `False`", "Sending it every time (the default) ...".
+# Y", "Default: `False`", "Sending it every time (the default) ...", a value written as code,
+# a number or a quote after "default ... is" or before "is the default" ("the `status_code`
+# used will be the default one for the `RedirectResponse`, which is `307`", "`200` is the
+# default status code").
 _GIVES_DEFAULT = re.compile(
     r"\bby\s+default\b|^\W*default\s*:|\bdefaults?\s+to\b|\bdefault(?:\s+value)?\s+(?:is|was)\b"
-    r"|\((?:the\s+)?default\)",
+    r"|\((?:the\s+)?default\)"
+    r"|\bdefault\b[^.;:?!]{0,60}?\b(?:is|was)\s+[`\"'\d]|[`\"'\d]\S*\s+(?:is|was)\s+the\s+default\b",
     _I,
 )
 _DEFAULT = next(t for t in TYPES if t.name == "default value")

@@ -188,6 +188,10 @@ def test_states_asked_kind_takes_a_default_given_and_no_count() -> None:
     q = "How many workers does it start if I don't pass --workers?"  # a count and a default
     assert states_asked_kind(q, "By default, it starts a single worker.")
     assert states_asked_kind(q, "The number of workers defaults to 1.")
+    # a value after "default ... is" or before "is the default"
+    assert states_asked_kind(q, "It uses the default one for the server, which is `1`.")
+    assert states_asked_kind(q, "`1` is the default worker count.")
+    assert not states_asked_kind(q, "When a setting has a default value, it is not required.")
     # the default named, not given; a count alone: no
     assert not states_asked_kind(q, "An image holds the default program to run.")
     assert not states_asked_kind(q, "You could start 4 workers with `--workers 4`.")
