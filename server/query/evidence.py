@@ -637,6 +637,31 @@ def without_change_logs(question: str, hits: Sequence[Hit]) -> list[Hit]:
     return kept or list(hits)
 
 
+def holds_evidence(chunk: Chunk, question: str, max_chars: int) -> bool:
+    """Whether the chunk offers a unit that may be a claim for this question (`admissible`,
+    not itself a question): a chunk of API-reference directives (`::: fastapi.UploadFile`)
+    or of an include alone offers none."""
+    return any(
+        admissible(u, question) and not u.display.rstrip().endswith("?")
+        for u in units(chunk, max_chars)
+    )
+
+
+def with_evidence(question: str, hits: Sequence[Hit], max_chars: int, enough: int) -> list[Hit]:
+    """The hits that hold evidence (`holds_evidence`), unless none does: a chunk with nothing
+    to cite would take an evidence place from the next hit, which may hold the answer (FastAPI
+    f06: two API-reference chunks ranked 5th and 6th kept out the 9th, "When we create an
+    instance of the `OAuth2PasswordBearer` class we pass in the `tokenUrl` parameter"). Read
+    in rank order until `enough` are kept; the hits after those follow as they are."""
+    kept: list[Hit] = []
+    for i, h in enumerate(hits):
+        if len(kept) == enough:  # read no further: the rest only backs up the places
+            return kept + list(hits[i:])
+        if holds_evidence(h.chunk, question, max_chars):
+            kept.append(h)
+    return kept or list(hits)
+
+
 def asks_for_words(question: str) -> bool:
     """The question asks what someone said, thought or meant: asides may answer it."""
     return bool(_ASKS_WORDS.search(question))

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from server.core.contracts import Chunk, Offsets
+from server.core.contracts import Chunk, Hit, Offsets
 from server.query.evidence import (
     admissible,
     asks_for_version,
+    holds_evidence,
     in_change_log,
     is_aside,
     is_changelog,
@@ -18,6 +19,7 @@ from server.query.evidence import (
     sentence_parts,
     unit_input,
     units,
+    with_evidence,
 )
 
 DOC = (
@@ -690,3 +692,20 @@ def test_a_chunk_that_starts_inside_a_list_item_reads_its_indented_body_as_prose
     assert not any("```" in u.display for u in found)
     # read as a document of its own, the indented note is code (CommonMark), as before
     assert note not in [u.quote for u in units(_whole(text))]
+
+
+def test_a_hit_with_nothing_to_cite_gives_its_place_to_the_next() -> None:
+    def at(chunk: Chunk, k: int) -> Hit:
+        return Hit(chunk=chunk, score_raw=0.5, score_norm=0.9, k_pos=k, k_final=k)
+
+    reference = at(_whole("## OAuth2\n\n::: fastapi.security.OAuth2\n\n::: fastapi.Depends\n"), 1)
+    include = at(_whole("{* ../../docs_src/security/tutorial001.py hl[8] *}\n"), 2)
+    prose = at(_whole("We pass in the `tokenUrl` parameter when we create the scheme.\n"), 3)
+    later = at(_whole("The scheme reads the token from the `Authorization` header.\n"), 4)
+    q = "What parameter do you pass to the scheme?"
+    assert with_evidence(q, [reference, include, prose, later], 900, 8) == [prose, later]
+    # read only until `enough` are kept: the hits after them follow unread
+    assert with_evidence(q, [prose, reference, later], 900, 1) == [prose, reference, later]
+    # nothing holds evidence: all are kept, as they were
+    assert with_evidence(q, [reference, include], 900, 8) == [reference, include]
+    assert holds_evidence(prose.chunk, q, 900) and not holds_evidence(include.chunk, q, 900)
