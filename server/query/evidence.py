@@ -638,13 +638,10 @@ def without_change_logs(question: str, hits: Sequence[Hit]) -> list[Hit]:
 
 
 def holds_evidence(chunk: Chunk, question: str, max_chars: int) -> bool:
-    """Whether the chunk offers a unit that may be a claim for this question (`admissible`,
-    not itself a question): a chunk of API-reference directives (`::: fastapi.UploadFile`)
-    or of an include alone offers none."""
-    return any(
-        admissible(u, question) and not u.display.rstrip().endswith("?")
-        for u in units(chunk, max_chars)
-    )
+    """Whether the chunk offers a unit that may be a claim for this question (`admissible`):
+    a chunk of API-reference directives (`::: fastapi.UploadFile`) or of an include alone
+    offers none."""
+    return any(admissible(u, question) for u in units(chunk, max_chars))
 
 
 def with_evidence(question: str, hits: Sequence[Hit], max_chars: int, enough: int) -> list[Hit]:
@@ -677,9 +674,11 @@ def restates(unit: Unit, question: str) -> bool:
 
 
 def admissible(unit: Unit, question: str) -> bool:
-    """Whether a unit may be offered as a claim for this question at all. A fragment only
-    when it gives the kind of value asked for: "Default: `False`" under a setting's heading
-    answers "What is TESTING's default?"."""
+    """Whether a unit may be offered as a claim for this question at all. Never a question (it
+    asserts nothing); a fragment only when it gives the kind of value asked for: "Default:
+    `False`" under a setting's heading answers "What is TESTING's default?"."""
+    if unit.display.rstrip().endswith("?"):
+        return False
     if (unit.fragment and not leads(question, unit.display)) or restates(unit, question):
         return False
     if unit.aside and not asks_for_words(question):

@@ -149,14 +149,14 @@ def features(
     evidence_hits: int,
     max_unit_chars: int = 900,
 ) -> list[Features]:
-    """Every admissible unit of the top `evidence_hits` hits except questions (they assert
+    """Every admissible unit of the top `evidence_hits` hits (never a question: it asserts
     nothing); a unit repeated by overlapping chunks is scored once."""
     seen: set[tuple[str, int, int]] = set()
     pairs = []
     for h in hits[:evidence_hits]:
         for u in units(h.chunk, max_unit_chars):
             key = (h.chunk.doc_id, u.start, u.end)
-            if key in seen or u.display.rstrip().endswith("?") or not admissible(u, question):
+            if key in seen or not admissible(u, question):
                 continue
             seen.add(key)
             pairs.append((h, u))

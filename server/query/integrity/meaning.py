@@ -437,7 +437,8 @@ def negation_mismatches(claim: str, span: str) -> list[str]:
     for clause in _claim_units(claim):
         aligned = _aligned(clause, units)
         if not aligned:
-            out += _swapped_far(clause, units) or _denied_far(clause, units)
+            loose = _aligned(clause, units, SWAP_SHARE)
+            out += _swapped_far(clause, loose) or _denied_far(clause, loose)
             continue
         flips = [_flipped(clause, about) for _, about in aligned]
         if all(flips):
@@ -448,18 +449,15 @@ def negation_mismatches(claim: str, span: str) -> list[str]:
     return out
 
 
-def _swapped_far(clause: _Unit, units: list[tuple[_Unit, list[_Unit]]]) -> list[str]:
+def _swapped_far(clause: _Unit, loose: list[tuple[_Unit, _Unit]]) -> list[str]:
     """A clause too far from the span for its negations to be compared: flagged only when
     every sentence it is loosely aligned with (`SWAP_SHARE`) has an antonym the clause swaps,
     and the polarity comes out flipped."""
-    flips = [
-        _flipped(clause, about) if _swaps(clause, about) else None
-        for _, about in _aligned(clause, units, SWAP_SHARE)
-    ]
+    flips = [_flipped(clause, about) if _swaps(clause, about) else None for _, about in loose]
     return [str(flips[0])] if flips and all(flips) else []
 
 
-def _denied_far(clause: _Unit, units: list[tuple[_Unit, list[_Unit]]]) -> list[str]:
+def _denied_far(clause: _Unit, loose: list[tuple[_Unit, _Unit]]) -> list[str]:
     """A clause too far from the span for its negation to be compared, that denies what a
     loosely aligned span sentence (`SWAP_SHARE`) states without a negation bearing on it:
     the words the clause denies are all in that sentence ("Medications to treat obesity do
@@ -467,7 +465,7 @@ def _denied_far(clause: _Unit, units: list[tuple[_Unit, list[_Unit]]]) -> list[s
     effects")."""
     if clause.negations != 1 or len(clause.denied) < DENIED_WORDS:
         return []
-    for whole, _ in _aligned(clause, units, SWAP_SHARE):
+    for whole, _ in loose:
         if set(clause.denied) <= whole.content and not _bearing(whole, clause):
             return [f"the claim denies what the span states ({' '.join(clause.denied)})"]
     return []
