@@ -22,16 +22,41 @@ _STOPWORDS = (
     "used using "
 )
 STOP = frozenset(_STOPWORDS.split())
+_OWNER = re.compile(r"'s?$")
+_SIBILANT_PLURAL = ("sses", "xes", "shes", "tches", "rches", "nches", "zzes")
+
+
+def terms(text: str) -> list[str]:
+    """Lowercased words minus stopwords and their possessive ending ("GitHub's" -> "github",
+    "supporters'" -> "supporters"), as written otherwise: the words a query or a message may
+    show. Compare them by `word_key`."""
+    words = (_OWNER.sub("", w) for w in _WORD.findall(text.lower()))
+    return [w for w in words if w not in STOP and len(w) >= 2]
+
+
+def word_key(word: str) -> str:
+    """The key two forms of a word share, a crude stem (no word list), for a word of more
+    than four letters: a plural "s" goes ("middlewares" -> "middleware"), and "es" after a
+    sibilant ("addresses" -> "address", "indexes" -> "index", "hashes" -> "hash", "batches"
+    -> "batch"); a final "y", "ie" or "ies" reads "i" ("policy" and "policies" -> "polici",
+    "cookie" and "cookies" -> "cooki"). Shorter words stay as they are ("uses", "keys")."""
+    if len(word) <= 4:
+        return word
+    if word.endswith(_SIBILANT_PLURAL):
+        return word[:-2]
+    if word.endswith("ies"):
+        return word[:-2]
+    if word.endswith("ie"):
+        return word[:-1]
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "i"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def content_words(text: str) -> list[str]:
-    """Lowercased words minus stopwords; a crude stem keeps 'middleware'/'middlewares' equal."""
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in STOP or len(w) < 2:
-            continue
-        out.append(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
-    return out
+    """The keys (`word_key`) of the text's `terms`: what overlaps between texts are counted
+    on, never shown."""
+    return [word_key(w) for w in terms(text)]
 
 
 HEADING_SEPARATOR = " > "

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from server.core.contracts import Hit, MissingEvidence
-from server.core.text import content_words
+from server.core.text import terms as text_terms
 from server.query.answer_types import kind_name
 
 _NEAREST = 3
@@ -56,8 +56,8 @@ def asked_phrase(question: str) -> str:
     words that make it one ("What's the maximum number of background tasks I can attach to a
     single request?" -> “maximum number of background tasks I can attach to a single
     request”), cut at a word past `_PHRASE_CHARS`. Read back to the user, it names the topic
-    as asked; the stemmed key terms (`query_terms`) read as a bag ("what' maximum number
-    background task")."""
+    as asked; the key terms (`query_terms`) read as a bag ("maximum number background
+    tasks")."""
     whole = " ".join(question.split()).rstrip(" ?!.")
     core = _OPENING.sub("", whole, count=1) or whole
     if len(core) > _PHRASE_CHARS:
@@ -89,7 +89,7 @@ def missing_evidence(
     missing ("a document that states the price for “Basecamp Big cost per month”"), not only
     the topic.
     """
-    terms = tuple(dict.fromkeys(content_words(question)))[:8]
+    terms = tuple(dict.fromkeys(text_terms(question)))[:8]
     topic = asked_phrase(question)
     if absent_names:
         topic = " and ".join(absent_names)

@@ -26,7 +26,8 @@ from server.core.contracts import (
     Verdict,
 )
 from server.core.ports import SupportScorer, warm, warm_pairs
-from server.core.text import content_words
+from server.core.text import content_words, word_key
+from server.core.text import terms as text_terms
 from server.query.evidence import Unit, units
 
 CORRECTED = "[corrected]"
@@ -191,7 +192,7 @@ def expand_query(question: str, hits: Sequence[Hit], *, words: int = 6, top: int
     terms: Counter[str] = Counter()
     for hit in hits[:top]:
         heading = f"{hit.chunk.title} {hit.chunk.section_id.replace('/', ' ')}"
-        terms.update(w for w in dict.fromkeys(content_words(heading)) if w not in asked)
+        terms.update(w for w in dict.fromkeys(text_terms(heading)) if word_key(w) not in asked)
     extra = [w for w, _ in sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))]
     return " ".join([question, *extra[:words]]).strip()
 

@@ -17,7 +17,7 @@ from fastapi.responses import StreamingResponse
 
 from server.core.contracts import Answer
 from server.core.errors import CitegateError, InputError
-from server.core.text import content_words
+from server.core.text import content_words, terms, word_key
 from server.query.answer import Progress, Stage, answer
 from server.query.audit import trace_rows
 from server.query.claims import render
@@ -101,11 +101,11 @@ def standalone_question(body: ChatRequest, max_terms: int, max_chars: int) -> st
     have = set(content_words(question))
     extra: list[str] = []
     for earlier in reversed(users[:-1]):
-        for word in content_words(_text(earlier)):
+        for word in terms(_text(earlier)):
             if len(extra) >= max_terms:
                 break
-            if word not in have:
-                have.add(word)
+            if word_key(word) not in have:
+                have.add(word_key(word))
                 extra.append(word)
     for word in extra:
         if len(question) + 1 + len(word) > max_chars:

@@ -8,6 +8,7 @@ from server.core.text import (
     WHOLE_NAME_POOL,
     alternatives,
     asking_sentences,
+    content_words,
     display,
     embed_context,
     embed_input,
@@ -17,6 +18,8 @@ from server.core.text import (
     missing_identifiers,
     missing_names,
     named_terms,
+    terms,
+    word_key,
     word_run,
 )
 
@@ -271,3 +274,25 @@ def test_missing_identifiers_read_dunder_names_and_calls_as_code_writes_them() -
     assert missing_identifiers("Is there a session.exec() call?", texts) == ("exec()",)  # a method
     # nor is a function of its standard library
     assert missing_identifiers("I call asyncio.create_task(). Why?", texts) == ()
+
+
+def test_two_forms_of_a_word_share_a_key_and_its_terms_stay_as_written() -> None:
+    # a possessive is no part of the word; "es" after a sibilant and "y"/"ies"/"ie" plurals
+    assert content_words("GitHub's someone's supporters'") == ["github", "someone", "supporter"]
+    pairs = [
+        ("addresses", "address"),
+        ("indexes", "index"),
+        ("batches", "batch"),
+        ("policies", "policy"),
+        ("cookies", "cookie"),
+        ("middlewares", "middleware"),
+    ]
+    for plural, one in pairs:
+        assert word_key(plural) == word_key(one), (plural, one)
+    # a vowel before "y" keeps it; four letters or fewer stay as they are
+    assert word_key("delays") == word_key("delay") == "delay"
+    assert (word_key("keys"), word_key("uses")) == ("keys", "uses")
+    # "what's" is a stopword once its ending goes
+    assert content_words("What's the policy?") == [word_key("policy")]
+    # terms are shown and queried: they keep their letters
+    assert terms("GitHub's cookies and policies") == ["github", "cookies", "policies"]

@@ -523,7 +523,7 @@ GRIEVANCE = "How many days does GitHub's Grievance Officer for India have to res
             {"annual", "deductible", "medical", "plan"},
         ),
         ("How much paid leave does a caregiver get?", {"leave", "caregiver", "get"}),
-        ("What VAT rate applies in Germany?", {"vat", "applie", "germany"}),
+        ("What VAT rate applies in Germany?", {"vat", "appli", "germani"}),  # keys (`word_key`)
         ("How long is the free trial?", {"free", "trial"}),
         # a word a pattern only rules out asks nothing
         ("What does the cost include?", {"include"}),
@@ -774,7 +774,7 @@ def test_a_unit_that_gives_a_reason_may_lead_a_why_question(
 
 def test_acronyms_of_runs_of_three_capitalised_words_or_more() -> None:
     found = acronyms("What email reaches GitHub's Security Incident Response Team?")
-    assert found["SIRT"] == {"security", "incident", "response", "team"}
+    assert found["SIRT"] == {"securiti", "incident", "response", "team"}  # keys: `word_key`
     assert set(found) == {"GSI", "GSIR", "GSIRT", "SIR", "SIRT", "IRT"}
     assert acronyms("Does the Privacy Act apply?") == {}  # two words: "PA" matches by chance
     assert acronyms("what is a cookie?") == {}
