@@ -47,7 +47,12 @@ from server.core.text import embed_context, embed_input
 from server.query.answer_types import common_names, refusal_reason
 from server.query.claims import render
 from server.query.decide import RefusalModel, absent_share, signals, verdict
-from server.query.evidence import sentence_parts, with_evidence, without_change_logs
+from server.query.evidence import (
+    sentence_parts,
+    with_direct_answer,
+    with_evidence,
+    without_change_logs,
+)
 from server.query.generate.llm import UNREACHABLE
 from server.query.integrity import repair, verify
 from server.query.integrity.citations import placed_copies
@@ -133,9 +138,9 @@ def _retrieve(
     scored = rerank(question, allowed, engine.reranker, len(allowed))
     scored = without_change_logs(question, scored)
     # twice the places: duplicates collapsed below may take some
-    scored = with_evidence(
-        question, scored, settings.generation.max_unit_chars, 2 * settings.retrieval.final_k
-    )
+    max_chars, places = settings.generation.max_unit_chars, settings.retrieval.final_k
+    scored = with_evidence(question, scored, max_chars, 2 * places)
+    scored = with_direct_answer(question, scored, places, 2 * places, max_chars)
     ranked = collapse_duplicates(
         scored,
         settings.retrieval.final_k,

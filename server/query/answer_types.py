@@ -739,6 +739,27 @@ def instructs(question: str, text: str) -> bool:
     return m is not None and not set(content_words(m.group(1))).isdisjoint(content_words(question))
 
 
+# The verb a how-to question asks to do: "How do I stream ...", "How can I quickly add ...".
+_HOW_TO_VERB = re.compile(_HOW_TO.pattern + r"\s+(?:[a-z]+ly\s+)?([a-z]+)", _I)
+
+
+def instructs_closely(question: str, text: str) -> bool:
+    """`text` instructs (`instructs`) and its purpose clause is the question's own task: it
+    opens with the verb the question asks to do and shares at least two content words with
+    the question ("How do I stream Server-Sent Events from an endpoint?": "To stream SSE with
+    FastAPI, use `yield` ..." shares the verb alone; "To stream Server-Sent Events (SSE), use
+    `yield` ..." is close)."""
+    if not instructs(question, text):
+        return False
+    verb, m = _HOW_TO_VERB.search(question), _INSTRUCTION.match(text)
+    if verb is None or m is None:
+        return False
+    clause = m.group(1).split()
+    if not clause or clause[0].lower() != verb.group(1).lower():
+        return False
+    return len(set(content_words(m.group(1))) & set(content_words(question))) >= 2
+
+
 # "How long are X valid?" asks for a duration or a length: too loose for the refusal rule
 # ("how long is a username" is answered in characters), enough to choose which claim leads.
 _HOW_LONG_BE = re.compile(r"\bhow long (?:is|are|was|were)\b", _I)

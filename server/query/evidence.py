@@ -53,7 +53,7 @@ from server.core.text import (
     display,
     embed_input,
 )
-from server.query.answer_types import leads
+from server.query.answer_types import instructs_closely, leads
 
 # Shown under a list, table or code block that goes on past the unit, after a blank line
 # (right under a table a line is one more row of it).
@@ -657,6 +657,27 @@ def with_evidence(question: str, hits: Sequence[Hit], max_chars: int, enough: in
         if holds_evidence(h.chunk, question, max_chars):
             kept.append(h)
     return kept or list(hits)
+
+
+def with_direct_answer(
+    question: str, hits: Sequence[Hit], places: int, window: int, max_chars: int
+) -> list[Hit]:
+    """The hits, with one that instructs closely (`instructs_closely`) moved into the last of
+    the `places` evidence places when it ranks below them, among the first `window`, and no
+    hit in the places does: a how-to question's own task, stated as a purpose clause with its
+    instruction, is the answer it asks for (FastAPI f62, "How do I stream Server-Sent Events
+    from an endpoint?": "To stream Server-Sent Events (SSE), use `yield` ... and set
+    `response_class=EventSourceResponse`" ranked 9th of 8 places)."""
+
+    def close(hit: Hit) -> bool:
+        return any(instructs_closely(question, u.display) for u in units(hit.chunk, max_chars))
+
+    if len(hits) <= places or any(close(h) for h in hits[:places]):
+        return list(hits)
+    for i in range(places, min(window, len(hits))):
+        if close(hits[i]):
+            return [*hits[: places - 1], hits[i], *hits[places - 1 : i], *hits[i + 1 :]]
+    return list(hits)
 
 
 def asks_for_words(question: str) -> bool:

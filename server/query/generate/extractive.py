@@ -46,6 +46,7 @@ from server.query.answer_types import (
     focus_words,
     gives_default,
     instructs,
+    instructs_closely,
     leads,
     stated_kinds,
     states_kind,
@@ -518,6 +519,11 @@ def lead_with_value(question: str, chosen: list[Picked], margin: float = 0.0) ->
     if lead is None:
         lead = next(
             (i for i, c in enumerate(chosen) if defines_asked(question, c.sentence.display)), None
+        )
+    if lead is None:  # the question's own task with its instruction (`instructs_closely`)
+        lead = next(
+            (i for i, c in enumerate(chosen) if instructs_closely(question, c.sentence.display)),
+            None,
         )
     if lead is None and asks_how_to(question):
         code = [i for i, c in enumerate(chosen) if shows_code(c.sentence)]

@@ -15,6 +15,7 @@ from server.query.answer_types import (
     focus_words,
     gives_reason,
     instructs,
+    instructs_closely,
     kind_name,
     leads,
     option_names,
@@ -895,3 +896,23 @@ def test_the_verb_and_the_kind_a_question_asks_with_bind_nothing() -> None:
     assert unbound(q, [env], frozenset()) == ["environment variable (about: server worker)"]
     workers = ("`WEB_CONCURRENCY` sets the number of worker processes of the server.", "")
     assert unbound(q, [workers], frozenset()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "close"),
+    [
+        ("To stream Server-Sent Events (SSE), use `yield` in your function.", True),
+        # the question's verb, and only one more word of it ("SSE" is not "Server-Sent Events")
+        ("To stream SSE with FastAPI, use `yield` in your function.", False),
+        # another verb for the same words
+        ("To send Server-Sent Events, use `EventSourceResponse`.", False),
+        # no instruction after the purpose clause
+        ("To stream Server-Sent Events is easy.", False),
+    ],
+)
+def test_a_unit_instructs_closely_when_its_purpose_is_the_asked_task(
+    text: str, close: bool
+) -> None:
+    q = "How do I quickly stream Server-Sent Events from an endpoint?"
+    assert instructs_closely(q, text) is close
+    assert not instructs_closely("What are Server-Sent Events?", text)

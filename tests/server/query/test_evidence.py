@@ -19,6 +19,7 @@ from server.query.evidence import (
     sentence_parts,
     unit_input,
     units,
+    with_direct_answer,
     with_evidence,
 )
 
@@ -709,3 +710,23 @@ def test_a_hit_with_nothing_to_cite_gives_its_place_to_the_next() -> None:
     # nothing holds evidence: all are kept, as they were
     assert with_evidence(q, [reference, include], 900, 8) == [reference, include]
     assert holds_evidence(prose.chunk, q, 900) and not holds_evidence(include.chunk, q, 900)
+
+
+def test_a_hit_that_states_the_asked_task_takes_the_last_place_when_none_there_does() -> None:
+    def at(text: str, k: int) -> Hit:
+        return Hit(chunk=_whole(text), score_raw=0.5, score_norm=0.9, k_pos=k, k_final=k)
+
+    topic = [at(f"Server-Sent Events carry data number {i}.\n", i) for i in range(1, 4)]
+    task = at("To stream Server-Sent Events, use `yield` and set `EventSourceResponse`.\n", 4)
+    loose = at("To stream binary data, use `StreamingResponse`.\n", 4)  # the verb only
+    q = "How do I stream Server-Sent Events from an endpoint?"
+    # two places: the task, ranked 4th, takes the second; the 2nd and 3rd follow it
+    got = with_direct_answer(q, [*topic, task], 2, 4, 900)
+    assert got == [topic[0], task, topic[1], topic[2]]
+    # past the window, or only a loose match, or already in the places: as they were
+    assert with_direct_answer(q, [*topic, task], 2, 3, 900) == [*topic, task]
+    assert with_direct_answer(q, [*topic, loose], 2, 4, 900) == [*topic, loose]
+    assert with_direct_answer(q, [task, *topic], 2, 4, 900) == [task, *topic]
+    # a question that asks no how-to moves nothing
+    what = "What are Server-Sent Events?"
+    assert with_direct_answer(what, [*topic, task], 2, 4, 900) == [*topic, task]

@@ -399,6 +399,20 @@ def test_a_how_to_question_is_led_by_the_unit_that_carries_code() -> None:
     assert lead_with_value("How do I make a token?", [prose]) == [prose]
 
 
+def test_a_how_to_question_is_led_by_the_unit_that_states_its_task_before_code() -> None:
+    doc = (
+        "# Tokens\n\n"
+        "You can import the helper:\n\n```python\nfrom tokens import make\n```\n\n"
+        "To make a signed token, call `make()` with your secret key.\n"
+    )
+    pick = _picker(doc)
+    code, task = pick("You can import", 0.9), pick("To make a signed token", 0.7)
+    assert shows_code(code.sentence) and not shows_code(task.sentence)
+    assert lead_with_value("How do I make a signed token?", [code, task]) == [task, code]
+    # its purpose shares only the verb with the question: the code leads, as before
+    assert lead_with_value("How do I make a refresh cookie?", [code, task]) == [code, task]
+
+
 def test_a_how_to_answer_without_code_takes_the_best_code_unit_of_a_cited_document() -> None:
     cfg = load_settings().generation  # floors: min_score 0.25, relative_cutoff 0.6
     prose = _picked("Tokens are strings", 0.9)
