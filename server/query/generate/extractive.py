@@ -163,7 +163,10 @@ def features(
             pairs.append((h, u))
     if not pairs:
         return []
-    qwords = question_weights(question)
+    # the corpus's own name ("GitHub", "FastAPI": `common_names`) says nothing of what is asked
+    chunks = [h.chunk for h in hits[:evidence_hits]]
+    common = common_names(question, [embed_input(k.title, k.heading, k.text) for k in chunks])
+    qwords = {w: x for w, x in question_weights(question).items() if w not in common}
     vectors = embedder.embed_documents([unit_input(h.chunk, s.scored) for h, s in pairs])
     qv = embedder.embed_query(question)
     best = max(h.score_norm for h in hits[:evidence_hits]) or 1.0

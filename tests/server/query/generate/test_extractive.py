@@ -937,3 +937,26 @@ def test_a_unit_that_says_how_to_do_the_asked_thing_gains_the_instruction_weight
     scores = {p.sentence.display[:4]: p.score for p in select(found, weighted, 4)}
     assert scores["To c"] == pytest.approx(plain["To c"] + 0.2)
     assert scores["A mi"] == pytest.approx(plain["A mi"])
+
+
+def test_the_corpus_name_adds_nothing_to_a_units_overlap_with_the_question() -> None:
+    # site policy: "GitHub" is in every passage, so a unit that says only "GitHub" matches
+    # "What do GitHub's Standards of Conduct say about bribery?" no better than one without it
+    doc = (
+        "GitHub staff attend many events each year. "
+        "The Standards of Conduct prohibit bribery of officials.\n"
+    )
+    hit = _hit(0, len(doc), "sc-1", 0.9, 1)
+    hit = hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": doc})})
+    question = "What do GitHub's Standards of Conduct say about bribery?"
+    found = {
+        f.sentence.display[:6]: f.overlap for f in features(question, [hit], HashEmbedder(), 8)
+    }
+    assert found["GitHub"] == 0.0
+    assert found["The St"] > 0.0
+    # a name that not every passage holds still counts: beside a passage without "GitHub"
+    text = "Officials are public servants.\n"
+    bare = _hit(0, len(text), "of-1", 0.8, 2)
+    bare = bare.model_copy(update={"chunk": bare.chunk.model_copy(update={"text": text})})
+    both = features(question, [hit, bare], HashEmbedder(), 8)
+    assert {f.sentence.display[:6]: f.overlap for f in both}["GitHub"] > 0.0
