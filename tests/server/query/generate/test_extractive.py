@@ -71,6 +71,14 @@ def _hit(text_start: int, text_end: int, sid: str, norm: float, k: int) -> Hit:
 
 
 SPLIT = DOC.index("Access tokens")
+
+
+def _hit_of(text: str, sid: str, norm: float, k: int) -> Hit:
+    """A hit whose chunk is `text` alone."""
+    hit = _hit(0, len(text), sid, norm, k)
+    return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": text})})
+
+
 # The first chunk starts after the heading, so local index != document offset.
 HIT_1 = _hit(DOC.index("/// tip"), SPLIT, "tok-1", 0.9, 1)
 HIT_2 = _hit(SPLIT, len(DOC), "tok-2", 0.7, 2)
@@ -924,8 +932,7 @@ def test_a_unit_that_says_how_to_do_the_asked_thing_gains_the_instruction_weight
         "A middleware is a function that works with every request. "
         'To create a middleware you use the decorator `@app.middleware("http")`.\n'
     )
-    hit = _hit(0, len(doc), "mw-1", 0.9, 1)
-    hit = hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": doc})})
+    hit = _hit_of(doc, "mw-1", 0.9, 1)
     question = "How do I write a middleware?"
     found = features(question, [hit], HashEmbedder(), 8)
     assert [f.instruction for f in found] == [False, True]
@@ -946,8 +953,7 @@ def test_the_corpus_name_adds_nothing_to_a_units_overlap_with_the_question() -> 
         "GitHub staff attend many events each year. "
         "The Standards of Conduct prohibit bribery of officials.\n"
     )
-    hit = _hit(0, len(doc), "sc-1", 0.9, 1)
-    hit = hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": doc})})
+    hit = _hit_of(doc, "sc-1", 0.9, 1)
     question = "What do GitHub's Standards of Conduct say about bribery?"
     found = {
         f.sentence.display[:6]: f.overlap for f in features(question, [hit], HashEmbedder(), 8)
@@ -955,8 +961,6 @@ def test_the_corpus_name_adds_nothing_to_a_units_overlap_with_the_question() -> 
     assert found["GitHub"] == 0.0
     assert found["The St"] > 0.0
     # a name that not every passage holds still counts: beside a passage without "GitHub"
-    text = "Officials are public servants.\n"
-    bare = _hit(0, len(text), "of-1", 0.8, 2)
-    bare = bare.model_copy(update={"chunk": bare.chunk.model_copy(update={"text": text})})
+    bare = _hit_of("Officials are public servants.\n", "of-1", 0.8, 2)
     both = features(question, [hit, bare], HashEmbedder(), 8)
     assert {f.sentence.display[:6]: f.overlap for f in both}["GitHub"] > 0.0
