@@ -53,7 +53,7 @@ from server.core.text import (
     display,
     embed_input,
 )
-from server.query.answer_types import instructs_closely, leads
+from server.query.answer_types import asks_how_to, instructs_closely, leads
 
 # Shown under a list, table or code block that goes on past the unit, after a blank line
 # (right under a table a line is one more row of it).
@@ -672,7 +672,7 @@ def with_direct_answer(
     def close(hit: Hit) -> bool:
         return any(instructs_closely(question, u.display) for u in units(hit.chunk, max_chars))
 
-    if len(hits) <= places or any(close(h) for h in hits[:places]):
+    if not asks_how_to(question) or len(hits) <= places or any(close(h) for h in hits[:places]):
         return list(hits)
     for i in range(places, min(window, len(hits))):
         if close(hits[i]):
