@@ -42,9 +42,7 @@ def word_key(word: str) -> str:
     "cookie" and "cookies" -> "cooki"). Shorter words stay as they are ("uses", "keys")."""
     if len(word) <= 4:
         return word
-    if word.endswith(_SIBILANT_PLURAL):
-        return word[:-2]
-    if word.endswith("ies"):
+    if word.endswith((*_SIBILANT_PLURAL, "ies")):
         return word[:-2]
     if word.endswith("ie"):
         return word[:-1]

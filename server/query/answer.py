@@ -143,7 +143,7 @@ def _retrieve(
     scored = with_direct_answer(question, scored, places, 2 * places, max_chars)
     ranked = collapse_duplicates(
         scored,
-        settings.retrieval.final_k,
+        places,
         settings.retrieval.duplicate_jaccard,
         _ingested_at(engine),
     )
