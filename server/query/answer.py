@@ -92,7 +92,10 @@ class Engine:
 
 
 @dataclass(frozen=True)
-class _Retrieved:
+class Retrieved:
+    """What one retrieval found: the evidence places an answer is drawn from, and the
+    candidates they were chosen among."""
+
     hits: list[Hit]  # reranked, final_k
     candidates: list[Hit]  # every recalled candidate that passed policy and scope
     query_vector: tuple[float, ...]
@@ -114,9 +117,11 @@ def clean_question(question: str, max_chars: int) -> str:
     return text
 
 
-def _retrieve(
+def retrieve_evidence(
     question: str, engine: Engine, scope_tags: Sequence[str] | None, report: Progress = _quiet
-) -> _Retrieved:
+) -> Retrieved:
+    """Recall, policy, rerank and the evidence places (`final_k`) of one question, as
+    `answer` retrieves them; `evals.gold_rank` reads where a gold chunk is lost on this way."""
     settings = engine.settings
     report("recall")
     t0 = perf_counter()
@@ -148,7 +153,7 @@ def _retrieve(
         _ingested_at(engine),
     )
     t3 = perf_counter()
-    return _Retrieved(
+    return Retrieved(
         hits=ranked,
         candidates=allowed,
         query_vector=found.query_vector,
@@ -160,7 +165,7 @@ def _retrieve(
 
 def _retrieve_consistent(
     question: str, engine: Engine, scope_tags: Sequence[str] | None, report: Progress
-) -> tuple[LiveIndex, _Retrieved]:
+) -> tuple[LiveIndex, Retrieved]:
     """Hits and the live index they were found in. The store keeps only live revisions at
     search time; a revision switched by a concurrent ingest between the search and the read
     of the live index would be checked against the wrong one (`rev_mismatch`), so retrieval
@@ -168,7 +173,7 @@ def _retrieve_consistent(
     documents that switched are left out.
     """
     for _ in range(_CONSISTENT_TRIES):
-        got = _retrieve(question, engine, scope_tags, report)
+        got = retrieve_evidence(question, engine, scope_tags, report)
         live = _live(engine)
         kept = _of_revisions(got.hits, live)
         if len(kept) == len(got.hits):
@@ -260,7 +265,7 @@ def answer(
         settings=settings,
         live=live,
         retrieve_again=lambda expanded: _of_revisions(
-            _retrieve(expanded, engine, scope_tags, report).hits, live
+            retrieve_evidence(expanded, engine, scope_tags, report).hits, live
         ),
         seed=seed,
         absent_names=absent,
@@ -307,7 +312,7 @@ def answer(
     )
 
 
-def _chunk_of(got: _Retrieved, store: ChunkStore) -> Callable[[str], Chunk | None]:
+def _chunk_of(got: Retrieved, store: ChunkStore) -> Callable[[str], Chunk | None]:
     """A chunk by its snippet id: from the recalled candidates, which hold every copy that
     rerank collapsed, else (a copy found by a repeated retrieval) from the store."""
     recalled = {h.chunk.snippet_id: h.chunk for h in got.candidates}
@@ -315,7 +320,7 @@ def _chunk_of(got: _Retrieved, store: ChunkStore) -> Callable[[str], Chunk | Non
 
 
 def _decide(
-    question: str, engine: Engine, got: _Retrieved, composed: Composed, absent: Sequence[str]
+    question: str, engine: Engine, got: Retrieved, composed: Composed, absent: Sequence[str]
 ) -> Decision:
     """The refusal decision's signals, and its verdict (`decide.verdict`) when the answer
     was not already "I don't know"."""

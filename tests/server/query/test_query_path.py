@@ -17,7 +17,7 @@ from server.core.identity import index_hash
 from server.core.settings import load_settings
 from server.index.sparse import Bm25Encoder
 from server.index.store import open_memory_store
-from server.query.answer import Engine, _of_revisions, _retrieve, answer
+from server.query.answer import Engine, _of_revisions, answer, retrieve_evidence
 from server.query.answer_types import common_names
 from server.query.evidence import without_change_logs
 from server.query.integrity.live import LiveIndex
@@ -264,10 +264,12 @@ def test_a_change_log_is_evidence_only_for_questions_about_versions(tmp_path: Pa
     engine = offline_engine(settings, corpus=corpus)
     plain = "How many times does the queue retry a failed job?"
     versioned = "In which version did the queue start to retry a failed job?"
-    got = _retrieve(plain, engine, None)
+    got = retrieve_evidence(plain, engine, None)
     assert {h.chunk.doc_id for h in got.candidates} == {"queue.md", "release-notes.md"}
     assert [h.chunk.doc_id for h in got.hits] == ["queue.md"]  # the change log gave way
-    assert "release-notes.md" in {h.chunk.doc_id for h in _retrieve(versioned, engine, None).hits}
+    assert "release-notes.md" in {
+        h.chunk.doc_id for h in retrieve_evidence(versioned, engine, None).hits
+    }
     only_log = [h for h in got.candidates if h.chunk.doc_id == "release-notes.md"]
     assert without_change_logs(plain, only_log) == only_log  # nothing else: kept
 
