@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from evals.gold import GoldSpan, read_gold, resolve
 from evals.runner import prepare, scratch_settings
 from server.core.contracts import Hit
+from server.core.errors import InputError
 from server.core.ports import SearchMode, SearchRequest
 from server.core.settings import load_settings
 from server.query.answer import Engine, retrieve_evidence
@@ -155,6 +157,20 @@ def table(ranks: GoldRanks) -> str:
     return "\n".join(lines)
 
 
+def _unusable(gold: Path, corpus: Path) -> str | None:
+    """What keeps the gold set from being ranked on the corpus, said so it can be fixed."""
+    if not corpus.is_dir():
+        return f"--corpus {corpus} is not a folder: pass the folder the gold paths are under"
+    try:
+        for item in read_gold(gold)[0]:
+            resolve(item, corpus)
+    except OSError as exc:
+        return f"cannot read the gold set {gold}: {exc.strerror or exc}"
+    except InputError as exc:
+        return f"{exc}: fix the gold set or pass the corpus it was written for"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("gold", type=Path)
@@ -163,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the ranks as JSON")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if problem := _unusable(args.gold, args.corpus):  # before minutes of ingest
+        print(f"evals.gold_rank: {problem}", file=sys.stderr)
+        return 2
     settings = scratch_settings(load_settings(), args.corpus)
     engine = prepare(settings, args.corpus)
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.gold_rank import gold_ranks, lost_at, table
+from evals.gold_rank import gold_ranks, lost_at, main, table
 from server.core.settings import load_settings
 from tests.engine import offline_engine
 
@@ -62,3 +62,27 @@ def test_each_stage_ranks_the_chunk_that_holds_the_gold_quote(corpus: Path, tmp_
     assert got == {"t1": (1, 1, 1, 1, None), "t2": (2, None, None, None, "recall")}
     assert ranks.lost_at == {"placed": 1, "recall": 1}
     assert "items by stage: placed 1, recall 1" in table(ranks)
+
+
+def test_a_gold_set_that_cannot_be_ranked_is_refused_before_ingest_with_what_to_fix(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stray = tmp_path / "stray.jsonl"
+    stray.write_text(
+        json.dumps(
+            {
+                "id": "s1",
+                "question": "q?",
+                "answerable": True,
+                "gold": [{"path": "gone.md", "quote": "x"}],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main([str(stray), "--corpus", str(corpus)]) == 2
+    assert "gold s1: gone.md is not in" in capsys.readouterr().err
+    assert main([str(tmp_path / "none.jsonl"), "--corpus", str(corpus)]) == 2
+    assert "cannot read the gold set" in capsys.readouterr().err
+    assert main([str(stray), "--corpus", str(tmp_path / "nowhere")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
