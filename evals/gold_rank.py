@@ -28,16 +28,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from evals.gold import GoldSpan, read_gold, resolve
+from evals.gold import GoldItem, GoldSpan, read_gold, resolve
 from evals.runner import prepare, scratch_settings
 from server.core.contracts import Hit
 from server.core.errors import InputError
 from server.core.ports import SearchMode, SearchRequest
 from server.core.settings import load_settings
 from server.query.answer import Engine, retrieve_evidence
-from server.query.rerank import rerank
 
-log = logging.getLogger("evals.gold_rank")
 Stage = Literal["recall", "rerank"]
 
 
@@ -83,13 +81,12 @@ def lost_at(candidate: int | None, place: int | None) -> Stage | None:
     return "rerank" if candidate is not None else "recall"
 
 
-def _list_ranks(question: str, engine: Engine, mode: SearchMode) -> list[Hit]:
-    """One list (dense or BM25) over the whole index, best first."""
+def _whole_index(question: str, engine: Engine) -> SearchRequest:
+    """A search of every chunk the policy allows, read in one list (`mode`) at a time."""
     depth = max(engine.store.count(), 1)
-    request = SearchRequest(
+    return SearchRequest(
         dense=tuple(engine.embedder.embed_query(question)),
         sparse=engine.sparse.encode_query(question),
-        mode=mode,
         dense_top_n=depth,
         sparse_top_n=depth,
         rrf_k=engine.settings.retrieval.rrf_k,
@@ -97,36 +94,52 @@ def _list_ranks(question: str, engine: Engine, mode: SearchMode) -> list[Hit]:
         overfetch=1,
         exclude_tags=tuple(engine.policy.denied_tags),
     )
-    return engine.store.search(request)
 
 
 def gold_rank(
     item_id: str, question: str, spans: Sequence[GoldSpan], engine: Engine, paths: dict[str, str]
 ) -> GoldRank:
     got = retrieve_evidence(question, engine, None)
-    reranked = rerank(question, got.candidates, engine.reranker, len(got.candidates))
-    candidate = first_gold(reranked, spans, paths)
+    whole = _whole_index(question, engine)
+
+    def in_list(mode: SearchMode) -> int | None:
+        found = engine.store.search(whole.model_copy(update={"mode": mode}))
+        return first_gold(found, spans, paths)
+
+    candidate = first_gold(got.reranked, spans, paths)
     place = first_gold(got.hits, spans, paths)
     return GoldRank(
         id=item_id,
         question=question,
-        dense=first_gold(_list_ranks(question, engine, "dense"), spans, paths),
-        bm25=first_gold(_list_ranks(question, engine, "sparse"), spans, paths),
+        dense=in_list("dense"),
+        bm25=in_list("sparse"),
         candidate=candidate,
         place=place,
         lost_at=lost_at(candidate, place),
     )
 
 
-def gold_ranks(gold_path: Path, corpus: Path, engine: Engine, ids: Sequence[str] = ()) -> GoldRanks:
-    """Every answerable item of `gold_path` (or those of `ids`), read with `engine`."""
+def gold_spans(
+    gold_path: Path, corpus: Path, ids: Sequence[str] = ()
+) -> list[tuple[GoldItem, list[GoldSpan]]]:
+    """The answerable items of `gold_path` (those of `ids`, or all) with their quotes' spans;
+    OSError when the gold set cannot be read, InputError when it is not a gold set or a quote
+    is not in `corpus`."""
     items, _ = read_gold(gold_path)
-    paths = {d.doc_id: d.path for d in engine.store.docs()}
-    rows = [
-        gold_rank(it.id, it.question, resolve(it, corpus), engine, paths)
-        for it in items
-        if it.answerable and (not ids or it.id in ids)
+    return [
+        (it, resolve(it, corpus)) for it in items if it.answerable and (not ids or it.id in ids)
     ]
+
+
+def gold_ranks(
+    gold_path: Path,
+    corpus: Path,
+    items: Sequence[tuple[GoldItem, Sequence[GoldSpan]]],
+    engine: Engine,
+) -> GoldRanks:
+    """The ranks of `items` (`gold_spans`), read with `engine`."""
+    paths = {d.doc_id: d.path for d in engine.store.docs()}
+    rows = [gold_rank(it.id, it.question, spans, engine, paths) for it, spans in items]
     stages = Counter(r.lost_at or "placed" for r in rows)
     return GoldRanks(
         gold=str(gold_path),
@@ -157,18 +170,18 @@ def table(ranks: GoldRanks) -> str:
     return "\n".join(lines)
 
 
-def _unusable(gold: Path, corpus: Path) -> str | None:
-    """What keeps the gold set from being ranked on the corpus, said so it can be fixed."""
+def _readable_gold(
+    gold: Path, corpus: Path, ids: Sequence[str]
+) -> list[tuple[GoldItem, list[GoldSpan]]]:
+    """`gold_spans`, or an InputError that says what keeps them from being read."""
     if not corpus.is_dir():
-        return f"--corpus {corpus} is not a folder: pass the folder the gold paths are under"
+        raise InputError(f"--corpus {corpus} is not a folder: pass the folder the gold is under")
     try:
-        for item in read_gold(gold)[0]:
-            resolve(item, corpus)
+        return gold_spans(gold, corpus, ids)
     except OSError as exc:
-        return f"cannot read the gold set {gold}: {exc.strerror or exc}"
+        raise InputError(f"cannot read the gold set {gold}: {exc.strerror or exc}") from exc
     except InputError as exc:
-        return f"{exc}: fix the gold set or pass the corpus it was written for"
-    return None
+        raise InputError(f"{exc}: fix the gold set or pass the corpus it was written for") from exc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,14 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the ranks as JSON")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    if problem := _unusable(args.gold, args.corpus):  # before minutes of ingest
-        print(f"evals.gold_rank: {problem}", file=sys.stderr)
+    try:  # before minutes of ingest
+        items = _readable_gold(args.gold, args.corpus, [i for i in args.ids.split(",") if i])
+    except InputError as exc:
+        print(f"evals.gold_rank: {exc}", file=sys.stderr)
         return 2
-    settings = scratch_settings(load_settings(), args.corpus)
-    engine = prepare(settings, args.corpus)
+    engine = prepare(scratch_settings(load_settings(), args.corpus), args.corpus)
     try:
-        ids = [i for i in args.ids.split(",") if i]
-        ranks = gold_ranks(args.gold, args.corpus, engine, ids)
+        ranks = gold_ranks(args.gold, args.corpus, items, engine)
     finally:
         engine.store.close()
     print(table(ranks))

@@ -98,6 +98,7 @@ class Retrieved:
 
     hits: list[Hit]  # reranked, final_k
     candidates: list[Hit]  # every recalled candidate that passed policy and scope
+    reranked: list[Hit]  # the same candidates reranked, best first, before the places are chosen
     query_vector: tuple[float, ...]
     recall_ms: float
     policy_ms: float
@@ -140,8 +141,8 @@ def retrieve_evidence(
     )
     report("rerank")
     t2 = perf_counter()
-    scored = rerank(question, allowed, engine.reranker, len(allowed))
-    scored = without_change_logs(question, scored)
+    reranked = rerank(question, allowed, engine.reranker, len(allowed))
+    scored = without_change_logs(question, reranked)
     # twice the places: duplicates collapsed below may take some
     max_chars, places = settings.generation.max_unit_chars, settings.retrieval.final_k
     scored = with_evidence(question, scored, max_chars, 2 * places)
@@ -156,6 +157,7 @@ def retrieve_evidence(
     return Retrieved(
         hits=ranked,
         candidates=allowed,
+        reranked=reranked,
         query_vector=found.query_vector,
         recall_ms=(t1 - t0) * 1000,
         policy_ms=(t2 - t1) * 1000,

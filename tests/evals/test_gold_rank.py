@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.gold_rank import gold_ranks, lost_at, main, table
+from evals.gold_rank import gold_ranks, gold_spans, lost_at, main, table
 from server.core.settings import load_settings
 from tests.engine import offline_engine
 
@@ -55,7 +55,7 @@ def test_each_stage_ranks_the_chunk_that_holds_the_gold_quote(corpus: Path, tmp_
     one = {"dense_top_n": 1, "sparse_top_n": 1, "recall_limit": 1, "final_k": 1}
     settings = load_settings(data_dir=tmp_path / "data", retrieval=one)
     engine = offline_engine(settings, corpus)
-    ranks = gold_ranks(gold, corpus, engine)
+    ranks = gold_ranks(gold, corpus, gold_spans(gold, corpus), engine)
     got = {r.id: (r.dense, r.bm25, r.candidate, r.place, r.lost_at) for r in ranks.items}
     # t1: first everywhere; t2: second in the dense list of two chunks, no BM25 term shared,
     # and the one candidate and place go to the token chunk
