@@ -21,6 +21,7 @@ from server.query.generate.extractive import (
     demonstrates,
     distinct,
     features,
+    fragments_with_heads,
     join_adjacent,
     lead_past_session,
     lead_with_head,
@@ -815,24 +816,111 @@ def test_a_unit_inside_a_chosen_one_repeats_it_but_one_that_holds_it_says_more()
     assert [p.sentence for p in select(over, cfg, 4)] == [magic.sentence]
 
 
-def test_a_lead_that_leans_on_the_sentence_before_is_cited_with_it() -> None:
+def _four_leaning() -> tuple[list[Picked], Picked, Picked, Picked, Picked]:
+    """LEANING_DOC's units ranked by fixed scores, and four of them: the client's sentence,
+    "But that magic ...", the lead-in "Run the tests ..." and the fragment after its code."""
     ranked = _leaning(
         {"The client": 1.0, "But": 1.5, "It is": 1.4, "Run": 1.0, "but": 1.0, "The": 1.0}
     )
-    cfg = load_settings().generation
     magic, but, run, rest = (_pick_of(ranked, k) for k in ("The client", "But", "Run", "but not"))
+    return ranked, magic, but, run, rest
+
+
+def test_a_lead_that_leans_on_the_sentence_before_is_cited_with_it() -> None:
+    ranked, magic, but, run, rest = _four_leaning()
+    cfg = load_settings().generation
     (lead, after) = lead_with_head(ranked, [but, run], cfg)
     assert lead.sentence.start == magic.sentence.start and lead.sentence.end == but.sentence.end
     assert lead.score == but.score and after == run  # its place in the answer is kept
     # a lead in lower case takes the lead-in and code it goes on from, past `</div>`
     (joined,) = lead_with_head(ranked, [rest], cfg)
     assert joined.sentence.start == run.sentence.start
-    # not when another chosen unit holds that sentence, nor for a lead that opens a paragraph
-    assert lead_with_head(ranked, [but, magic], cfg) == [but, magic]
+    # a chosen unit that is the head joins the lead at the lead's place
+    (held,) = lead_with_head(ranked, [but, magic], cfg)
+    assert (held.sentence.start, held.sentence.end) == (magic.sentence.start, but.sentence.end)
+    # a head that overlaps another chosen unit (not adjacent to the lead) is left alone
+    part = dataclasses.replace(
+        magic, sentence=dataclasses.replace(magic.sentence, end=magic.sentence.end - 5)
+    )
+    assert lead_with_head(ranked, [but, run, part], cfg) == [but, run, part]
+    # a paragraph that opens with a pronoun takes the paragraph before, and a head that leans
+    # in turn takes its own: "It" is the client of the first sentence, two units back
     it = _pick_of(ranked, "It is")
-    assert lead_with_head(ranked, [it], cfg) == [it]
+    (chain,) = lead_with_head(ranked, [it], cfg)
+    assert (chain.sentence.start, chain.sentence.end) == (magic.sentence.start, it.sentence.end)
+    # ... and through a chosen head: "But ..." is chosen, the client's sentence is not
+    (through, after) = lead_with_head(ranked, [it, run, but], cfg)
+    assert (through.sentence.start, through.sentence.end) == (
+        magic.sentence.start,
+        it.sentence.end,
+    )
+    assert after == run
+    assert chain.sentence.display.startswith("The client does some magic")
+    assert chain.sentence.display.endswith("It is based on HTTPX, a client library.")
+    # ... within max_unit_chars: one step fits, two do not
+    one_step = it.sentence.end - but.sentence.start
+    short = cfg.model_copy(update={"max_unit_chars": one_step})
+    (step,) = lead_with_head(ranked, [it], short)
+    assert step.sentence.start == but.sentence.start
+    narrow = cfg.model_copy(update={"max_unit_chars": one_step - 1})
+    assert lead_with_head(ranked, [it], narrow) == [it]
     off = cfg.model_copy(update={"join_continuations": False})
     assert lead_with_head(ranked, [but], off) == [but]
+
+
+def test_a_fragment_after_the_lead_is_cited_with_the_sentence_it_finishes() -> None:
+    ranked, magic, but, run, rest = _four_leaning()
+    cfg = load_settings().generation
+    # "but not when another module imports them." finishes the lead-in and code before it
+    (lead, joined) = fragments_with_heads(ranked, [magic, rest], cfg)
+    assert lead == magic
+    assert (joined.sentence.start, joined.sentence.end) == (run.sentence.start, rest.sentence.end)
+    assert joined.score == rest.score
+    # a unit after the lead that leans but opens in upper case keeps its own span
+    assert fragments_with_heads(ranked, [run, but], cfg) == [run, but]
+    # the head is chosen already (join_adjacent joins the two), or joining is off: unchanged
+    assert fragments_with_heads(ranked, [magic, run, rest], cfg) == [magic, run, rest]
+    off = cfg.model_copy(update={"join_continuations": False})
+    assert fragments_with_heads(ranked, [magic, rest], off) == [magic, rest]
+
+
+def test_a_paragraph_that_states_its_own_subject_takes_nothing_before_it() -> None:
+    # "There are ..." and "Because ..." open a paragraph without leaning on the one before;
+    # nor does a paragraph after a list lean on the list's last item alone
+    doc = (
+        "# Notes\n\n"
+        "The client calls the app.\n\n"
+        "There are two clients.\n\n"
+        "Because tests are sync, it blocks.\n\n"
+        "- The first item.\n"
+        "- The second item.\n\n"
+        "It is a list.\n"
+    )
+    chunk = _howto_chunk().model_copy(
+        update={"text": doc, "offsets": Offsets(start=0, end=len(doc))}
+    )
+    hit = Hit(chunk=chunk, score_raw=0.03, score_norm=0.9, k_pos=1, k_final=1)
+    ranked = [Picked(hit, u, 1.0, frozenset()) for u in units(chunk, 900)]
+    cfg = load_settings().generation
+    for start in ("There are", "Because", "It is a list"):
+        lead = _pick_of(ranked, start)
+        assert lead_with_head(ranked, [lead], cfg) == [lead]
+    # the same "It is" after a sentence takes it
+    leaning = doc.replace("There are two clients.", "It is based on HTTPX.")
+    chunk = chunk.model_copy(
+        update={"text": leaning, "offsets": Offsets(start=0, end=len(leaning))}
+    )
+    hit = hit.model_copy(update={"chunk": chunk})
+    ranked = [Picked(hit, u, 1.0, frozenset()) for u in units(chunk, 900)]
+    (joined,) = lead_with_head(ranked, [_pick_of(ranked, "It is based")], cfg)
+    assert joined.sentence.display == "The client calls the app.\nIt is based on HTTPX."
+    # one paragraph break at most: the paragraph before, not the page before it
+    two = leaning.replace("Because tests are sync, it blocks.", "That makes it fast.")
+    chunk = chunk.model_copy(update={"text": two, "offsets": Offsets(start=0, end=len(two))})
+    hit = hit.model_copy(update={"chunk": chunk})
+    ranked = [Picked(hit, u, 1.0, frozenset()) for u in units(chunk, 900)]
+    (once,) = lead_with_head(ranked, [_pick_of(ranked, "That makes")], cfg)
+    assert once.sentence.display == "It is based on HTTPX.\nThat makes it fast."
 
 
 def test_a_unit_alike_in_words_but_giving_another_number_is_no_repeat() -> None:
