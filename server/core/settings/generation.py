@@ -58,8 +58,10 @@ class GenerationSettings(BaseModel):
     join_continuations: bool = Field(
         description="a chosen unit takes the unit right after it that continues it (opens in "
         "lower case, or in its paragraph with a connective or a pronoun) and clears the floor, "
-        "as one span, and a leading unit that leans on the sentence before it takes that "
-        "sentence (server.query.generate.extractive.with_continuations, lead_with_head)"
+        "as one span; a leading unit that leans on the sentence before it, or opens a "
+        "paragraph leaning on the one before, takes that sentence, and a lower-case fragment "
+        "after it the unit it finishes (server.query.generate.extractive.with_continuations, "
+        "lead_with_head, fragments_with_heads)"
     )
     lead_margin: float = Field(
         ge=0.0,
