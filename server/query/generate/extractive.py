@@ -252,18 +252,19 @@ def _pick(ranked: Sequence[Picked], cfg: GenerationSettings, max_claims: int) ->
 # Words that open a sentence leaning on the one before it: a connective ("But that magic
 # doesn't work anymore ..."), or a pronoun or demonstrative whose referent is there ("There
 # will be no refunds ...", "This includes ..."). English function words, no corpus's phrases.
-_LEANS = re.compile(
-    r"(?:but|however|and|so|yet|otherwise|instead|then|still|also|this|that|these|those|it|"
-    r"it's|they|there|such|thus|hence|therefore|because)\b",
-    re.IGNORECASE,
+_LEAN_WORDS = (
+    "but|however|and|so|yet|otherwise|instead|then|still|also|this|that|these|those|it|"
+    "it's|they|such|thus|hence|therefore"
 )
+_LEANS = re.compile(rf"(?:{_LEAN_WORDS}|there|because)\b", re.IGNORECASE)
 # Of those, the ones that lean on the paragraph before when they open a paragraph: not the
 # existential "There are ..." nor "Because ...", which state their own reason.
-_LEANS_BACK = re.compile(
-    r"(?:but|however|and|so|yet|otherwise|instead|then|still|also|this|that|these|those|it|"
-    r"it's|they|such|thus|hence|therefore)\b",
-    re.IGNORECASE,
-)
+_LEANS_BACK = re.compile(rf"(?:{_LEAN_WORDS})\b", re.IGNORECASE)
+
+
+def _opening(unit: Unit) -> str:
+    """The unit's reading text past emphasis (not a code span's backtick)."""
+    return unit.display.lstrip("*_ ")
 
 
 def continues(unit: Unit, gap: str) -> bool:
@@ -274,7 +275,7 @@ def continues(unit: Unit, gap: str) -> bool:
     list item is the next of a list, never the rest of a sentence."""
     if unit.kind not in ("sentence", "lead_in"):
         return False
-    text = unit.display.lstrip("*_ ")  # emphasis, not a code span's backtick
+    text = _opening(unit)
     if text[:1].islower():
         return True
     return "\n\n" not in gap and _LEANS.match(text) is not None
@@ -368,7 +369,7 @@ def fragments_with_heads(
         return chosen
     out = list(chosen)
     for i, unit in enumerate(out[1:], start=1):
-        if not unit.sentence.display.lstrip("*_ ")[:1].islower():
+        if not _opening(unit.sentence)[:1].islower():
             continue
         others = out[:i] + out[i + 1 :]
         head = _head_of(ranked, unit, others, across=False)
@@ -379,16 +380,17 @@ def fragments_with_heads(
 
 def _leans_on(p: Picked, lead: Picked, across: bool) -> bool:
     """`lead` comes right after `p` in its chunk and leans on it (see `lead_with_head`):
-    continues it, or, when `across`, opens the paragraph after it with `_LEANS_BACK`."""
-    if not _adjacent(p, lead):
-        return False
-    gap = _gap(p, lead)
-    return continues(lead.sentence, gap) or (
+    continues it (`_goes_on`), or, when `across`, opens the paragraph after it with
+    `_LEANS_BACK`."""
+    if _goes_on(p, lead):
+        return True
+    return (
         across
-        and "\n\n" in gap
+        and _adjacent(p, lead)
+        and "\n\n" in _gap(p, lead)
         and p.sentence.kind in ("sentence", "lead_in")
         and lead.sentence.kind in ("sentence", "lead_in")
-        and _LEANS_BACK.match(lead.sentence.display.lstrip("*_ ")) is not None
+        and _LEANS_BACK.match(_opening(lead.sentence)) is not None
     )
 
 
