@@ -89,6 +89,7 @@ eval-llm: setup
 calibrate: setup
 	$(BIN)/python -m evals.calibration.support
 	$(BIN)/python -m evals.calibration.support_verifier
+	$(BIN)/python -m evals.calibration.coverage_trust --write
 	$(BIN)/python -m evals.calibration.refusal
 	$(BIN)/python -m evals.calibration.extractive
 

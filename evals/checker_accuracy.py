@@ -6,7 +6,8 @@
 Each pair becomes one claim (typed by the generator's own classifier) citing one span, the
 evidence. The checker's decision is the one the gate acts on: *supported* when
 `check_support` (configured scorer, calibrated `integrity.support_threshold`) and
-`check_type_evidence` (numbers, quotes, definitions, recommendations) raise nothing.
+`check_evidence` (numbers, quotes, definitions, recommendations, negation, quantifiers; names
+and claim parts the span does not hold, below `integrity.coverage_trust`) raise nothing.
 Balanced accuracy per set, against the data set's label.
 
 Sets (readers in evals.calibration.support_data): WiCE, SciFact rationales, HaluEval-QA and
@@ -31,7 +32,7 @@ from server.core.ports import SupportScorer
 from server.core.settings import Settings, load_settings
 from server.index.embed import load_embedder
 from server.query.claims import classify_claim
-from server.query.integrity.checks import check_support, check_type_evidence
+from server.query.integrity.checks import check_evidence, check_support
 from server.query.integrity.support import build_support_scorer
 
 DATA = shared_data()
@@ -45,26 +46,40 @@ def as_claim(text: str, evidence: str) -> Claim:
     return Claim(id="c1", text=text, type=classify_claim(text), citations=(slot,))
 
 
-def supported(pair: Pair, scorer: SupportScorer, settings: Settings) -> bool:
-    """True when the checker raises no support or type-evidence finding for the pair."""
+def supported(pair: Pair, scorer: SupportScorer, settings: Settings, coverage: bool = True) -> bool:
+    """True when the checker raises no finding on the pair's claim: support, and what the
+    evidence must show (`check_evidence`: type, numbers, negation, quantifiers, and names and
+    claim parts below `integrity.coverage_trust`), as the gate judges a claim. With
+    `coverage` off, the names and claim parts are not checked (the figure before stop 64)."""
     text, evidence, _ = pair
     claim = as_claim(text, evidence)
     score = scorer.support(text, evidence)
-    findings = check_support(claim, score, settings.integrity.support_threshold)
-    findings += check_type_evidence(
-        claim, [evidence], allow_general=settings.integrity.allow_general_knowledge
+    cfg = settings.integrity
+    findings = check_support(claim, score, cfg.support_threshold)
+    findings += check_evidence(
+        claim,
+        [evidence],
+        [evidence],
+        score,
+        trust=cfg.coverage_trust if coverage else -1.0,
+        allow_general=cfg.allow_general_knowledge,
     )
     return not findings
 
 
 def accuracy(pairs: Sequence[Pair], scorer: SupportScorer, settings: Settings) -> dict[str, float]:
+    """Balanced accuracy and precision of the gate's decision; `without_coverage`: the
+    balanced accuracy with the names and claim-parts rules off (what the support score and
+    the type, number and meaning rules alone decide)."""
     y = np.array([label for *_, label in pairs])
     pred = np.array([int(supported(p, scorer, settings)) for p in pairs])
+    bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
     return {
         "n": len(pairs),
         "supported": int(y.sum()),
         "balanced_accuracy": round(balanced_accuracy(y, pred), 3),
         "precision_supported": round(float((y[pred == 1]).mean()) if pred.any() else 0.0, 3),
+        "without_coverage": round(balanced_accuracy(y, bare), 3),
     }
 
 
@@ -88,11 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"checker ({scorer.name}, threshold {settings.integrity.support_threshold}) on {args.split}"
     )
-    print(f"{'set':10s} {'n':>5s} {'supported':>9s} {'balanced acc':>12s} {'precision':>9s}")
+    print(
+        f"{'set':10s} {'n':>5s} {'supported':>9s} {'balanced acc':>12s} {'precision':>9s} "
+        f"{'w/o coverage':>12s}"
+    )
     for name, r in report.items():
         print(
             f"{name:10s} {r['n']:5d} {r['supported']:9d} {r['balanced_accuracy']:12.3f} "
-            f"{r['precision_supported']:9.3f}"
+            f"{r['precision_supported']:9.3f} {r['without_coverage']:12.3f}"
         )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -870,7 +870,8 @@ def checker_bacc(
     settings: Settings,
     warm: Callable[[Iterable[str]], None],
 ) -> dict[str, Any]:
-    """`evals.checker_accuracy`'s decision on the held-out pairs of each set, with intervals."""
+    """`evals.checker_accuracy`'s decision on the held-out pairs of each set, with intervals
+    (`without_coverage`: the same with the names and claim-parts rules off)."""
     sets = {
         k.split(":", 1)[1]: v for k, v in splits(data, per_set).items() if k.startswith("test:")
     }
@@ -879,10 +880,12 @@ def checker_bacc(
     for name, pairs in sets.items():
         y = np.array([label for *_, label in pairs])
         pred = np.array([int(supported(p, scorer, settings)) for p in pairs])
+        bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
         out[name] = {
             "balanced_accuracy": round(balanced_accuracy(y, pred), 3),
             "ci95": bacc_interval(y, pred),
             "n": len(pairs),
+            "without_coverage": round(balanced_accuracy(y, bare), 3),
         }
     return out
 

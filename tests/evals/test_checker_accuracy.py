@@ -40,3 +40,29 @@ def test_accuracy_is_balanced_over_both_classes() -> None:
     assert report["balanced_accuracy"] == 0.75
     assert report["n"] == 3 and report["supported"] == 1
     assert report["precision_supported"] == 0.5
+
+
+def test_supported_is_the_gates_decision_names_included() -> None:
+    settings = load_settings(integrity={"coverage_trust": 1.0})
+    scorer = WordOverlapScorer()
+    pair = ("The Acme service refuses uploads over 10 MB.", "Uploads over 10 MB are refused.", 0)
+    # support 4/8 words passes the threshold; the name "Acme" the span never mentions does
+    # not (entity_mismatch, as the gate raises it); the figure without coverage passes it
+    assert scorer.support(pair[0], pair[1]) > settings.integrity.support_threshold
+    assert not supported(pair, scorer, settings)
+    assert supported(pair, scorer, settings, coverage=False)
+    # a support score above coverage_trust lets the support model decide alone
+    trusting = load_settings(integrity={"coverage_trust": 0.4})
+    assert supported(pair, scorer, trusting)
+
+
+def test_accuracy_reports_the_figure_without_coverage_beside_it() -> None:
+    settings = load_settings(integrity={"coverage_trust": 1.0})
+    pairs = [
+        ("The Acme service refuses uploads over 10 MB.", "Uploads over 10 MB are refused.", 1),
+        ("Dogs bark loudly.", "Uploads are refused.", 0),
+    ]
+    report = accuracy(pairs, WordOverlapScorer(), settings)
+    # with names checked the supported pair is blocked: (0 + 1) / 2; without, (1 + 1) / 2
+    assert report["balanced_accuracy"] == 0.5
+    assert report["without_coverage"] == 1.0

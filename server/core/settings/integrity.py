@@ -14,6 +14,13 @@ class IntegritySettings(BaseModel):
 
     gate_mode: Literal["strict", "lenient"] = Field(description="seed 000 gate mode")
     support_threshold: float = Field(ge=0.0, le=1.0, description="min support score (calibrated)")
+    coverage_trust: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="support score above which the coverage rules (entity_mismatch, "
+        "unsupported_part) are not raised: the support model reads paraphrases those word "
+        "rules cannot (calibrated; 1.0: raised whatever the score)",
+    )
     allow_cross_section: bool = Field(description="seed 002 rule 3 whitelist switch")
     allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
     max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")

@@ -341,6 +341,29 @@ def check_type_evidence(
     return (check(claim, " ".join(spans)) if check else []) + meaning
 
 
+def check_evidence(
+    claim: Claim,
+    spans: Sequence[str],
+    chunks: Sequence[str],
+    score: float | None,
+    *,
+    trust: float,
+    allow_general: bool,
+    foundational: bool = False,
+) -> list[CodeFinding]:
+    """What the cited `spans` must show besides the support score: the type's minimum
+    evidence with numbers, negation and quantifiers (`check_type_evidence`), and the
+    coverage rules on names and claim parts (`check_coverage`; `chunks` are the spans with
+    what names their subject) unless the support `score` is above `trust` (1.0: never).
+    Those rules read words; a paraphrase a strong support model is sure of ("H pylori
+    infection" for "infection with Helicobacter pylori") need not be held to them. The gate
+    and `evals.checker_accuracy` both decide with this function."""
+    out = check_type_evidence(claim, spans, allow_general=allow_general, foundational=foundational)
+    if score is None or score <= trust:
+        out += check_coverage(claim, spans, chunks)
+    return out
+
+
 def check_reasoning(claim: Claim, cited_claims: Sequence[Claim]) -> list[CodeFinding]:
     """A reasoning claim may only combine what cited claims already say (seed 004)."""
     if claim.type is not ClaimType.REASONING:

@@ -139,18 +139,20 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
     if claim.citations and not supported:
         mine += checks.check_support(claim, score, ctx.threshold, _elsewhere(claim, ctx))
     quotes = [s.quote for s in claim.citations if s.snippet_id in ctx.hits]
-    mine += checks.check_type_evidence(
-        claim,
-        quotes,
-        allow_general=cfg.allow_general_knowledge,
-        foundational=ctx.foundational(claim),
-    )
     chunks = [  # the cited spans and what names their subject (title, section)
         f"{h.chunk.title}\n{h.chunk.section_id.replace('-', ' ')}\n{s.quote}"
         for s in claim.citations
         if (h := ctx.hits.get(s.snippet_id)) is not None
     ]
-    mine += checks.check_coverage(claim, quotes, chunks)
+    mine += checks.check_evidence(
+        claim,
+        quotes,
+        chunks,
+        score,
+        trust=cfg.coverage_trust,
+        allow_general=cfg.allow_general_knowledge,
+        foundational=ctx.foundational(claim),
+    )
     mine += checks.check_reasoning(claim, cited)
     mine += checks.check_over_generalised(claim, cfg.over_generalised, supported)
     return claim_verdict(claim, mine, score, supported, ctx.mode)

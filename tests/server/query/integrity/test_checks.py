@@ -407,3 +407,24 @@ def test_meaning_mismatches_block_like_a_wrong_number() -> None:
         assert gate.code_verdict(code, ClaimType.FACT, "strict") is gate.code_verdict(
             CheckCode.NUMBER_MISMATCH, ClaimType.FACT, "strict"
         )
+
+
+def test_check_evidence_raises_coverage_up_to_the_trust_and_not_above_it() -> None:
+    span = "Uploads over 10 MB are refused."
+    c = claim("The Acme service refuses uploads over 10 MB.", ClaimType.FACT)
+    # "Acme" is a name the span never mentions: entity_mismatch while the score is at or
+    # under the trust (or unknown), nothing once the support score is above it
+    for score in (0.5, 0.8, None):
+        found = checks.check_evidence(c, [span], [span], score, trust=0.8, allow_general=False)
+        assert [f.code for f in found] == [CheckCode.ENTITY_MISMATCH]
+    assert checks.check_evidence(c, [span], [span], 0.81, trust=0.8, allow_general=False) == []
+    # trust 1.0: the rules run whatever the score
+    found = checks.check_evidence(c, [span], [span], 1.0, trust=1.0, allow_general=False)
+    assert [f.code for f in found] == [CheckCode.ENTITY_MISMATCH]
+
+
+def test_check_evidence_keeps_the_number_rule_whatever_the_trust() -> None:
+    span = "Uploads over 10 MB are refused."
+    c = claim("Uploads over 12 MB are refused.", ClaimType.NUMBER)
+    found = checks.check_evidence(c, [span], [span], 0.99, trust=0.5, allow_general=False)
+    assert [f.code for f in found] == [CheckCode.NUMBER_MISMATCH]
