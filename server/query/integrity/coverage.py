@@ -39,8 +39,34 @@ def foreign_names(claim: str, cited: Sequence[str]) -> list[str]:
     return [
         n
         for n in dict.fromkeys(names)
-        if not mentions(n, text) and n not in text and not mentions(_undotted(n), bare)
+        if not mentions(n, text)
+        and n not in text
+        and not mentions(_undotted(n), bare)
+        and not _abbreviated(n, claim, text)
+        and not _roman_held(n, text)
     ]
+
+
+_ROMAN = {"II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "XI": 11, "XII": 12}
+
+
+def _roman_held(name: str, text: str) -> bool:
+    """A Roman numeral the text writes in digits: 'type II diabetes' for 'type 2 diabetes',
+    'phase III' for 'phase 3'."""
+    value = _ROMAN.get(name)
+    return value is not None and re.search(rf"(?<![\w.]){value}(?![\w.])", text) is not None
+
+
+def _abbreviated(name: str, claim: str, text: str) -> bool:
+    """A genus the text writes by its initial before the same species word: 'Helicobacter
+    pylori' in the claim, 'H pylori' or 'H. pylori' in the span (a binomial name's
+    abbreviation, as 'C. elegans' for 'Caenorhabditis elegans')."""
+    if " " in name or not name[:1].isupper():
+        return False
+    after = re.search(rf"\b{re.escape(name)}\s+([a-z]{{3,}})\b", claim)
+    if after is None:
+        return False
+    return re.search(rf"\b{name[0]}\.?\s+{after.group(1)}\b", text) is not None
 
 
 _DOTTED = re.compile(r"\b[A-Z](?:\.[A-Z])+\b\.?")

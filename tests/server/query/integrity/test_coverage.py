@@ -30,6 +30,26 @@ def test_a_dotted_acronym_and_its_bare_form_name_the_same_thing() -> None:
     assert foreign_names("Not many merchants in the U.K. accept Discover.", [span]) == ["U.K"]
 
 
+def test_a_genus_written_by_its_initial_is_no_foreign_name() -> None:
+    span = "H pylori infection may be an important cause of gastric cancer."
+    assert foreign_names("Infection with Helicobacter pylori causes gastric cancer.", [span]) == []
+    dotted = "Killing was seen in SRGP-1 mutant C. elegans."
+    assert foreign_names("It kills cells in mutant Caenorhabditis elegans.", [dotted]) == []
+    # another species, or the initial of another genus, is still foreign
+    assert foreign_names("Infection with Helicobacter felis causes gastric cancer.", [span]) == [
+        "Helicobacter"
+    ]
+    assert foreign_names("Infection with Campylobacter pylori is common.", [span]) == [
+        "Campylobacter"
+    ]
+
+
+def test_a_roman_numeral_the_span_writes_in_digits_is_no_foreign_name() -> None:
+    span = "The tax cut the incidence of type 2 diabetes by 5%."
+    assert foreign_names("The tax cut type II diabetes incidence in India.", [span]) == ["India"]
+    assert foreign_names("The tax cut type III diabetes incidence.", [span]) == ["III"]
+
+
 def test_a_merged_second_half_is_an_unsupported_part() -> None:
     merged = (
         "A myelin sheath increases the speed of impulses along the fiber, and myelin "
