@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from evals.calibration.support import balanced_accuracy, splits
-from evals.calibration.support_data import Pair
+from evals.calibration.support_data import Pair, evidence_titles
 from server.core.contracts import CitationSlot, Claim, Offsets
 from server.core.paths import shared_data
 from server.core.ports import SupportScorer
@@ -46,10 +46,17 @@ def as_claim(text: str, evidence: str) -> Claim:
     return Claim(id="c1", text=text, type=classify_claim(text), citations=(slot,))
 
 
-def supported(pair: Pair, scorer: SupportScorer, settings: Settings, coverage: bool = True) -> bool:
+def supported(
+    pair: Pair,
+    scorer: SupportScorer,
+    settings: Settings,
+    coverage: bool = True,
+    title: str = "",
+) -> bool:
     """True when the checker raises no finding on the pair's claim: support, and what the
     evidence must show (`check_evidence`: type, numbers, negation, quantifiers, and names and
-    claim parts below `integrity.coverage_trust`), as the gate judges a claim. With
+    claim parts below `integrity.coverage_trust`), as the gate judges a claim; `title` is
+    the evidence's document title, which the gate reads with the span for names. With
     `coverage` off, the names and claim parts are not checked (the figure before stop 64)."""
     text, evidence, _ = pair
     claim = as_claim(text, evidence)
@@ -59,7 +66,7 @@ def supported(pair: Pair, scorer: SupportScorer, settings: Settings, coverage: b
     findings += check_evidence(
         claim,
         [evidence],
-        [evidence],
+        [f"{title}\n{evidence}" if title else evidence],
         score,
         trust=cfg.coverage_trust if coverage else -1.0,
         allow_general=cfg.allow_general_knowledge,
@@ -67,12 +74,21 @@ def supported(pair: Pair, scorer: SupportScorer, settings: Settings, coverage: b
     return not findings
 
 
-def accuracy(pairs: Sequence[Pair], scorer: SupportScorer, settings: Settings) -> dict[str, float]:
-    """Balanced accuracy and precision of the gate's decision; `without_coverage`: the
-    balanced accuracy with the names and claim-parts rules off (what the support score and
-    the type, number and meaning rules alone decide)."""
+def accuracy(
+    pairs: Sequence[Pair],
+    scorer: SupportScorer,
+    settings: Settings,
+    titles: Mapping[tuple[str, str], str] | None = None,
+) -> dict[str, float]:
+    """Balanced accuracy and precision of the gate's decision (`titles`: the evidence's
+    document title by (claim, evidence), `support_data.evidence_titles`); `without_coverage`:
+    the balanced accuracy with the names and claim-parts rules off (what the support score
+    and the type, number and meaning rules alone decide)."""
+    named = titles or {}
     y = np.array([label for *_, label in pairs])
-    pred = np.array([int(supported(p, scorer, settings)) for p in pairs])
+    pred = np.array(
+        [int(supported(p, scorer, settings, title=named.get(p[:2], ""))) for p in pairs]
+    )
     bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
     return {
         "n": len(pairs),
@@ -99,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in splits(args.data, args.per_set).items()
         if k.startswith(f"{args.split}:")
     }
-    report = {name: accuracy(pairs, scorer, settings) for name, pairs in sets.items()}
+    titles = evidence_titles(args.data)
+    report = {name: accuracy(pairs, scorer, settings, titles) for name, pairs in sets.items()}
     print(
         f"checker ({scorer.name}, threshold {settings.integrity.support_threshold}) on {args.split}"
     )

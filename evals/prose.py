@@ -50,6 +50,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evals.calibration.support import balanced_accuracy, splits
+from evals.calibration.support_data import evidence_titles
 from evals.checker_accuracy import supported
 from server.core.contracts import (
     Chunk,
@@ -876,10 +877,13 @@ def checker_bacc(
         k.split(":", 1)[1]: v for k, v in splits(data, per_set).items() if k.startswith("test:")
     }
     warm(t for pairs in sets.values() for c, e, _ in pairs for t in (c, e))
+    titles = evidence_titles(data)
     out = {}
     for name, pairs in sets.items():
         y = np.array([label for *_, label in pairs])
-        pred = np.array([int(supported(p, scorer, settings)) for p in pairs])
+        pred = np.array(
+            [int(supported(p, scorer, settings, title=titles.get(p[:2], ""))) for p in pairs]
+        )
         bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
         out[name] = {
             "balanced_accuracy": round(balanced_accuracy(y, pred), 3),

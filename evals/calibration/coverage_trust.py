@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.calibration.support import balanced_accuracy
+from evals.calibration.support_data import evidence_titles
 from evals.checker_accuracy import as_claim
 from evals.prose import RULE_KINDS, _quote, build_cases, clapnq_items, mtrag_items, split_of
 from evals.training.verifier import split_sources
@@ -66,16 +67,24 @@ class Row:
 
 
 def judge(
-    text: str, evidence: str, label: int, kind: str, scorer: SupportScorer, s: Settings
+    text: str,
+    evidence: str,
+    label: int,
+    kind: str,
+    scorer: SupportScorer,
+    s: Settings,
+    title: str = "",
 ) -> Row:
-    """The pair as the checker judges it, with the coverage rules kept apart."""
+    """The pair as the checker judges it (`title`: its evidence's document title), with the
+    coverage rules kept apart."""
     claim = as_claim(text, evidence)
     score = scorer.support(text, evidence)
     cfg = s.integrity
     rest = check_support(claim, score, cfg.support_threshold) + check_evidence(
         claim, [evidence], [evidence], score, trust=0.0, allow_general=cfg.allow_general_knowledge
     )
-    flagged = bool(check_coverage(claim, [evidence], [evidence]))
+    chunk = f"{title}\n{evidence}" if title else evidence
+    flagged = bool(check_coverage(claim, [evidence], [chunk]))
     return Row(label, kind, score, not rest, flagged)
 
 
@@ -157,8 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings()
     scorer = build_support_scorer(settings, load_embedder(settings.models))
     _, calib = split_sources(args.data)
+    titles = evidence_titles(args.data)
     sets = {
-        name: [judge(c, e, y, "", scorer, settings) for c, e, y in pairs]
+        name: [judge(c, e, y, "", scorer, settings, titles.get((c, e), "")) for c, e, y in pairs]
         for name, pairs in calib.items()
     }
     sets["prose_dev"] = [

@@ -33,32 +33,61 @@ def _lines(path: Path) -> list[str]:
 
 def wice(path: Path) -> Iterator[Pair]:
     """Supported: the annotated supporting sentences; not supported: the 2 closest sentences."""
+    return (pair for pair, _ in _wice(path))
+
+
+_WICE_TITLE = "(meta data) TITLE:"
+
+
+def _wice(path: Path) -> Iterator[tuple[Pair, str]]:
+    """`wice`'s pairs, each with the title of the cited page (its first evidence line)."""
     for line in _lines(path):
         item = json.loads(line)
         ev = item["evidence"]
+        title = ev[0].removeprefix(_WICE_TITLE).strip() if ev[0].startswith(_WICE_TITLE) else ""
         if item["label"] == "supported":
             idx = sorted({i for ann in item["supporting_sentences"] for i in ann})
-            yield item["claim"], " ".join(ev[i] for i in idx if i < len(ev)), 1
+            yield (item["claim"], " ".join(ev[i] for i in idx if i < len(ev)), 1), title
         elif item["label"] == "not_supported":
-            yield item["claim"], best_sentences(item["claim"], ev), 0
+            yield (item["claim"], best_sentences(item["claim"], ev), 0), title
 
 
 def scifact(claims: Path, corpus: Path) -> Iterator[Pair]:
     """SUPPORT rationales: 1; CONTRADICT rationales, NEI (2 closest sentences of a cited doc): 0."""
-    docs = {}
+    return (pair for pair, _ in _scifact(claims, corpus))
+
+
+def _scifact(claims: Path, corpus: Path) -> Iterator[tuple[Pair, str]]:
+    """`scifact`'s pairs, each with the title of the abstract its evidence comes from."""
+    docs, titles = {}, {}
     for line in _lines(corpus):
         d = json.loads(line)
         docs[str(d["doc_id"])] = d["abstract"]
+        titles[str(d["doc_id"])] = str(d.get("title") or "")
     for line in _lines(claims):
         item = json.loads(line)
         for doc_id, sets in item.get("evidence", {}).items():
             for ev in sets:
                 text = " ".join(docs[doc_id][i] for i in ev["sentences"])
-                yield item["claim"], text, 1 if ev["label"] == "SUPPORT" else 0
+                yield (item["claim"], text, 1 if ev["label"] == "SUPPORT" else 0), titles[doc_id]
         if not item.get("evidence") and item.get("cited_doc_ids"):
-            doc = docs.get(str(item["cited_doc_ids"][0]))
-            if doc:
-                yield item["claim"], best_sentences(item["claim"], doc), 0
+            doc_id = str(item["cited_doc_ids"][0])
+            if doc := docs.get(doc_id):
+                yield (item["claim"], best_sentences(item["claim"], doc), 0), titles[doc_id]
+
+
+def evidence_titles(d: Path) -> dict[tuple[str, str], str]:
+    """The title of the document each WiCE and SciFact pair's evidence comes from, keyed by
+    (claim, evidence) as the readers build them (HaluEval's knowledge and BEGIN's snippets
+    carry none). The gate reads a chunk's title with its span: a name the title holds is no
+    foreign name (`coverage.foreign_names`), so a judge of single pairs needs it too."""
+    rows = [
+        *_wice(d / "wice/claim/dev.jsonl"),
+        *_wice(d / "wice/claim/test.jsonl"),
+        *_scifact(d / "scifact/claims_train.jsonl", d / "scifact/corpus_sentences.jsonl"),
+        *_scifact(d / "scifact/claims_dev.jsonl", d / "scifact/corpus_sentences.jsonl"),
+    ]
+    return {(c, e): title for (c, e, _), title in rows if title}
 
 
 def halueval(path: Path, lo: int, hi: int) -> Iterator[Pair]:

@@ -66,3 +66,19 @@ def test_accuracy_reports_the_figure_without_coverage_beside_it() -> None:
     # with names checked the supported pair is blocked: (0 + 1) / 2; without, (1 + 1) / 2
     assert report["balanced_accuracy"] == 0.5
     assert report["without_coverage"] == 1.0
+
+
+def test_a_name_the_evidences_title_holds_is_no_foreign_name() -> None:
+    settings = load_settings(integrity={"coverage_trust": 1.0})
+    pair = (
+        "Refusals at the Acme service cover uploads over 10 MB.",
+        "Uploads over 10 MB are refused.",
+        1,
+    )
+    # the span never says "Acme"; its document's title does, as a chunk's title does in the gate
+    assert not supported(pair, WordOverlapScorer(), settings)
+    assert supported(pair, WordOverlapScorer(), settings, title="Acme upload limits")
+    other = ("Dogs bark loudly.", "Uploads are refused.", 0)
+    titled = accuracy([pair, other], WordOverlapScorer(), settings, {pair[:2]: "Acme uploads"})
+    assert titled["balanced_accuracy"] == 1.0  # both right
+    assert accuracy([pair, other], WordOverlapScorer(), settings)["balanced_accuracy"] == 0.5
