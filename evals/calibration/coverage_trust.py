@@ -119,8 +119,9 @@ def bacc(rows: Sequence[Row], trust: float) -> float:
 
 
 def choose(sets: dict[str, list[Row]]) -> tuple[float, list[str]]:
-    """The trust with the best mean balanced accuracy whose rule kinds stay caught, and the
-    table of every grid point (one line each)."""
+    """The trust with the best mean balanced accuracy whose rule kinds stay caught (a tie
+    goes to the higher trust: the rules stay on more often), and the table of every grid
+    point (one line each)."""
     prose = sets["prose_dev"]
     floors = {k: min(RULE_FLOOR, caught(prose, k, 1.0)) for k in RULE_KINDS}
     lines, allowed = [], []
