@@ -32,7 +32,7 @@ from server.core.ports import SupportScorer
 from server.core.settings import Settings, load_settings
 from server.index.embed import load_embedder
 from server.query.claims import classify_claim
-from server.query.integrity.checks import check_evidence, check_support
+from server.query.integrity.checks import check_evidence, check_support, check_type_evidence
 from server.query.integrity.support import build_support_scorer
 
 DATA = shared_data()
@@ -46,6 +46,32 @@ def as_claim(text: str, evidence: str) -> Claim:
     return Claim(id="c1", text=text, type=classify_claim(text), citations=(slot,))
 
 
+def decisions(
+    pair: Pair, scorer: SupportScorer, settings: Settings, title: str = ""
+) -> tuple[bool, bool]:
+    """(the gate's decision, the decision without the names and claim-parts rules) on the
+    pair's claim, its support scored once. The gate's: no finding from `check_support` and
+    `check_evidence` (type, numbers, negation, quantifiers, and names and claim parts below
+    `integrity.coverage_trust`); `title` is the evidence's document title, which the gate
+    reads with the span for names. Without those rules: `check_type_evidence` in place of
+    `check_evidence` (the figure before stop 64)."""
+    text, evidence, _ = pair
+    claim = as_claim(text, evidence)
+    score = scorer.support(text, evidence)
+    cfg = settings.integrity
+    unsupported = check_support(claim, score, cfg.support_threshold)
+    bare = check_type_evidence(claim, [evidence], allow_general=cfg.allow_general_knowledge)
+    gate = check_evidence(
+        claim,
+        [evidence],
+        [f"{title}\n{evidence}" if title else evidence],
+        score,
+        trust=cfg.coverage_trust,
+        allow_general=cfg.allow_general_knowledge,
+    )
+    return not (unsupported or gate), not (unsupported or bare)
+
+
 def supported(
     pair: Pair,
     scorer: SupportScorer,
@@ -53,25 +79,10 @@ def supported(
     coverage: bool = True,
     title: str = "",
 ) -> bool:
-    """True when the checker raises no finding on the pair's claim: support, and what the
-    evidence must show (`check_evidence`: type, numbers, negation, quantifiers, and names and
-    claim parts below `integrity.coverage_trust`), as the gate judges a claim; `title` is
-    the evidence's document title, which the gate reads with the span for names. With
-    `coverage` off, the names and claim parts are not checked (the figure before stop 64)."""
-    text, evidence, _ = pair
-    claim = as_claim(text, evidence)
-    score = scorer.support(text, evidence)
-    cfg = settings.integrity
-    findings = check_support(claim, score, cfg.support_threshold)
-    findings += check_evidence(
-        claim,
-        [evidence],
-        [f"{title}\n{evidence}" if title else evidence],
-        score,
-        trust=cfg.coverage_trust if coverage else -1.0,
-        allow_general=cfg.allow_general_knowledge,
-    )
-    return not findings
+    """The gate's decision on the pair (`decisions`), or with `coverage` off the decision
+    without the names and claim-parts rules."""
+    gate, bare = decisions(pair, scorer, settings, title)
+    return gate if coverage else bare
 
 
 def accuracy(
@@ -86,10 +97,8 @@ def accuracy(
     and the type, number and meaning rules alone decide)."""
     named = titles or {}
     y = np.array([label for *_, label in pairs])
-    pred = np.array(
-        [int(supported(p, scorer, settings, title=named.get(p[:2], ""))) for p in pairs]
-    )
-    bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
+    both = np.array([decisions(p, scorer, settings, named.get(p[:2], "")) for p in pairs], int)
+    pred, bare = both[:, 0], both[:, 1]
     return {
         "n": len(pairs),
         "supported": int(y.sum()),

@@ -51,7 +51,7 @@ import numpy as np
 
 from evals.calibration.support import balanced_accuracy, splits
 from evals.calibration.support_data import evidence_titles
-from evals.checker_accuracy import supported
+from evals.checker_accuracy import decisions
 from server.core.contracts import (
     Chunk,
     CitationSlot,
@@ -881,10 +881,8 @@ def checker_bacc(
     out = {}
     for name, pairs in sets.items():
         y = np.array([label for *_, label in pairs])
-        pred = np.array(
-            [int(supported(p, scorer, settings, title=titles.get(p[:2], ""))) for p in pairs]
-        )
-        bare = np.array([int(supported(p, scorer, settings, coverage=False)) for p in pairs])
+        both = np.array([decisions(p, scorer, settings, titles.get(p[:2], "")) for p in pairs], int)
+        pred, bare = both[:, 0], both[:, 1]
         out[name] = {
             "balanced_accuracy": round(balanced_accuracy(y, pred), 3),
             "ci95": bacc_interval(y, pred),
@@ -953,6 +951,30 @@ def texts_of(cases: Sequence[Case]) -> list[str]:
 
 
 # ---------------------------------------------------------------- building the set
+
+
+def prose_claims(
+    d: Path, split: Split, max_claims: int, sources: Sequence[str] = ("clapnq", "mtrag")
+) -> list[tuple[str, str, int, str]]:
+    """(claim, cited quote, label, kind) of one half of the drafts of `sources`: every good
+    claim (label 1, kind "") and every perturbed claim (label 0, its perturbation kind)."""
+    readers = {
+        "clapnq": lambda: clapnq_items(d / "clapnq/clapnq_dev_answerable.jsonl"),
+        "mtrag": lambda: mtrag_items(d / "mtrag-un/reference.jsonl"),
+    }
+    out: list[tuple[str, str, int, str]] = []
+    for name in sources:
+        cases, _ = build_cases(readers[name](), 150, max_claims)
+        for case in cases:
+            if split_of(case.item.key) != split:
+                continue
+            if case.kind == "good":
+                out += [(c.text, _quote(c), 1, "") for c in case.claims]
+            else:
+                out += [
+                    (c.text, _quote(c), 0, case.kind) for c in case.claims if c.id == case.target
+                ]
+    return [p for p in out if p[0].strip() and p[1].strip()]
 
 
 def build_cases(

@@ -9,7 +9,7 @@ model reads well ("H pylori infection" for "infection with Helicobacter pylori")
 `coverage_trust` (strictly) the support score decides alone.
 
 Fit on pairs no model here was trained on, every claim judged as `evals.checker_accuracy`
-judges it (`check_support` + `check_evidence`):
+judges it (`check_support` + `check_type_evidence`, and `check_coverage` kept apart):
 - the support verifier's calibration fifths of WiCE dev, SciFact train rationales and BEGIN
   dev, and HaluEval-QA items 200-249 (`evals.training.verifier.split_sources`);
 - the prose eval's dev half (`evals.prose`, ClapNQ and MTRAG drafts): every good claim
@@ -37,13 +37,13 @@ import numpy as np
 from evals.calibration.support import balanced_accuracy
 from evals.calibration.support_data import evidence_titles
 from evals.checker_accuracy import as_claim
-from evals.prose import RULE_KINDS, _quote, build_cases, clapnq_items, mtrag_items, split_of
+from evals.prose import RULE_KINDS, prose_claims
 from evals.training.verifier import split_sources
 from server.core.paths import shared_data
 from server.core.ports import SupportScorer
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.index.embed import load_embedder
-from server.query.integrity.checks import check_coverage, check_evidence, check_support
+from server.query.integrity.checks import check_coverage, check_support, check_type_evidence
 from server.query.integrity.support import build_support_scorer
 
 log = logging.getLogger("calibrate.coverage_trust")
@@ -80,32 +80,12 @@ def judge(
     claim = as_claim(text, evidence)
     score = scorer.support(text, evidence)
     cfg = s.integrity
-    rest = check_support(claim, score, cfg.support_threshold) + check_evidence(
-        claim, [evidence], [evidence], score, trust=0.0, allow_general=cfg.allow_general_knowledge
+    rest = check_support(claim, score, cfg.support_threshold) + check_type_evidence(
+        claim, [evidence], allow_general=cfg.allow_general_knowledge
     )
     chunk = f"{title}\n{evidence}" if title else evidence
     flagged = bool(check_coverage(claim, [evidence], [chunk]))
     return Row(label, kind, score, not rest, flagged)
-
-
-def prose_dev(d: Path, max_claims: int) -> list[tuple[str, str, int, str]]:
-    """(claim, quote, label, kind) of the prose eval's dev half: good and perturbed claims."""
-    out = []
-    for items in (
-        clapnq_items(d / "clapnq/clapnq_dev_answerable.jsonl"),
-        mtrag_items(d / "mtrag-un/reference.jsonl"),
-    ):
-        cases, _ = build_cases(items, 150, max_claims)
-        for case in cases:
-            if split_of(case.item.key) != "dev":
-                continue
-            if case.kind == "good":
-                out += [(c.text, _quote(c), 1, "") for c in case.claims]
-            else:
-                out += [
-                    (c.text, _quote(c), 0, case.kind) for c in case.claims if c.id == case.target
-                ]
-    return [p for p in out if p[0].strip() and p[1].strip()]
 
 
 def caught(rows: Sequence[Row], kind: str, trust: float) -> float:
@@ -174,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     sets["prose_dev"] = [
         judge(c, e, y, k, scorer, settings)
-        for c, e, y, k in prose_dev(args.data, settings.integrity.max_claims)
+        for c, e, y, k in prose_claims(args.data, "dev", settings.integrity.max_claims)
     ]
     best, lines = choose(sets)
     for line in lines:

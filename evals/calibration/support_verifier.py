@@ -36,7 +36,7 @@ from sklearn.linear_model import LogisticRegression
 
 from evals.calibration.support import balanced_accuracy, set_weights, splits
 from evals.calibration.support_data import Pair
-from evals.prose import _quote, build_cases, clapnq_items, mtrag_items, split_of
+from evals.prose import Split, prose_claims
 from evals.training.verifier import split_sources
 from server.core.paths import repo_root, shared_data
 from server.core.settings import default_config_dir, load_settings
@@ -58,24 +58,10 @@ CHECKER_SETS = ("wice", "scifact", "halueval", "begin")
 OUT_NAME = "support_model_verifier.json"
 
 
-def prose_pairs(d: Path, split: str, max_claims: int, sources: Sequence[str]) -> list[Pair]:
+def prose_pairs(d: Path, split: Split, max_claims: int, sources: Sequence[str]) -> list[Pair]:
     """(claim, cited quote, label) for the prose eval's good and scored-kind claims."""
-    out: list[Pair] = []
-    readers = {
-        "clapnq": lambda: clapnq_items(d / "clapnq/clapnq_dev_answerable.jsonl"),
-        "mtrag": lambda: mtrag_items(d / "mtrag-un/reference.jsonl"),
-    }
-    for name in sources:
-        items = readers[name]()
-        cases, _ = build_cases(items, 150, max_claims)
-        for case in cases:
-            if split_of(case.item.key) != split:
-                continue
-            if case.kind == "good":
-                out += [(c.text, _quote(c), 1) for c in case.claims]
-            elif case.kind in SCORED_KINDS:
-                out += [(c.text, _quote(c), 0) for c in case.claims if c.id == case.target]
-    return [p for p in out if p[0].strip() and p[1].strip()]
+    rows = prose_claims(d, split, max_claims, sources)
+    return [(c, e, y) for c, e, y, kind in rows if not kind or kind in SCORED_KINDS]
 
 
 def design(pairs: list[Pair], feat: FeatureSupportScorer, ver: CrossEncoderSupportScorer) -> Any:
