@@ -7,7 +7,8 @@ Each pair becomes one claim (typed by the generator's own classifier) citing one
 evidence. The checker's decision is the one the gate acts on: *supported* when
 `check_support` (configured scorer, calibrated `integrity.support_threshold`) and
 `check_evidence` (numbers, quotes, definitions, recommendations, negation, quantifiers; names
-and claim parts the span does not hold, below `integrity.coverage_trust`) raise nothing.
+and claim parts the span does not hold, below `integrity.coverage_trust`; a claim of one part
+scored above `integrity.part_trust` is spared the parts rule) raise nothing.
 Balanced accuracy per set, against the data set's label.
 
 Sets (readers in evals.calibration.support_data): WiCE, SciFact rationales, HaluEval-QA and
@@ -67,6 +68,7 @@ def decisions(
         [f"{title}\n{evidence}" if title else evidence],
         score,
         trust=cfg.coverage_trust,
+        part_trust=cfg.part_trust,
         allow_general=cfg.allow_general_knowledge,
     )
     return not (unsupported or gate), not (unsupported or bare)

@@ -1,4 +1,5 @@
-"""Fit `integrity.coverage_trust`: the support score from which the coverage rules stay quiet.
+"""Fit `integrity.coverage_trust` and `integrity.part_trust`: the support scores from which
+the coverage rules stay quiet.
 
     python -m evals.calibration.coverage_trust [--write] [--data ../shared/data]
 
@@ -6,7 +7,9 @@ The coverage rules (`entity_mismatch`, `unsupported_part`) read words: a name th
 writes, a clause whose content words it barely holds. They catch swapped entities and merged
 or added sentences in the prose eval, but they also block correct paraphrases the support
 model reads well ("H pylori infection" for "infection with Helicobacter pylori"). Above
-`coverage_trust` (strictly) the support score decides alone.
+`coverage_trust` (strictly) the support score decides alone. Above `part_trust` a claim of
+one part is not held to the parts rule (the score read that part whole); a claim of several
+parts still is, since the score of the whole does not see one part the span lacks.
 
 Fit on pairs no model here was trained on, every claim judged as `evals.checker_accuracy`
 judges it (`check_support` + `check_type_evidence`, and `check_coverage` kept apart):
@@ -15,12 +18,12 @@ judges it (`check_support` + `check_type_evidence`, and `check_coverage` kept ap
 - the prose eval's dev half (`evals.prose`, ClapNQ and MTRAG drafts): every good claim
   against its quote (supported) and every perturbed claim against its quote (not).
 
-The value is the grid point with the best mean balanced accuracy over those five sets among
-the points that keep every rule-checkable perturbation kind of the prose dev half (issue #20:
-number, negation, quantifier, neighbour citation, merged) caught at least `RULE_FLOOR`, or
-as often as with the rules always on where that is lower. Test figures are
-`evals.checker_accuracy` and `evals.prose`, never read here. `--write` puts the value in
-`config/defaults/integrity.yaml`.
+The values are the grid point (`part_trust` <= `coverage_trust`) with the best mean balanced
+accuracy over those five sets among the points that keep every rule-checkable perturbation
+kind of the prose dev half (issue #20: number, negation, quantifier, neighbour citation,
+merged) caught at least `RULE_FLOOR`, or as often as with the rules always on where that is
+lower. Test figures are `evals.checker_accuracy` and `evals.prose`, never read here.
+`--write` puts the values in `config/defaults/integrity.yaml`.
 """
 
 from __future__ import annotations
@@ -39,11 +42,13 @@ from evals.calibration.support_data import evidence_titles
 from evals.checker_accuracy import as_claim
 from evals.prose import RULE_KINDS, prose_claims
 from evals.training.verifier import split_sources
+from server.core.contracts import CheckCode
 from server.core.paths import shared_data
 from server.core.ports import SupportScorer
 from server.core.settings import Settings, default_config_dir, load_settings
 from server.index.embed import load_embedder
 from server.query.integrity.checks import check_coverage, check_support, check_type_evidence
+from server.query.integrity.coverage import judged_parts
 from server.query.integrity.support import build_support_scorer
 
 log = logging.getLogger("calibrate.coverage_trust")
@@ -54,16 +59,24 @@ GRID = tuple(round(t, 2) for t in np.arange(0.30, 1.001, 0.05))
 @dataclass(frozen=True)
 class Row:
     """One judged pair: its label, its perturbation kind ('' for checker pairs and good
-    claims), whether support and the other rules pass it, and whether coverage flags it."""
+    claims), whether support and the other rules pass it, whether the names rule and the
+    parts rule flag it, and whether the claim is of one part."""
 
     label: int
     kind: str
     score: float
     passes_rest: bool
-    flagged: bool
+    names: bool
+    parts: bool
+    lone: bool = False
 
-    def passes(self, trust: float) -> bool:
-        return self.passes_rest and not (self.flagged and self.score <= trust)
+    def passes(self, trust: float, part_trust: float = 1.0) -> bool:
+        if not self.passes_rest:
+            return False
+        if self.score > trust:
+            return True
+        parts = self.parts and not (self.lone and self.score > part_trust)
+        return not (self.names or parts)
 
 
 def judge(
@@ -84,55 +97,82 @@ def judge(
         claim, [evidence], allow_general=cfg.allow_general_knowledge
     )
     chunk = f"{title}\n{evidence}" if title else evidence
-    flagged = bool(check_coverage(claim, [evidence], [chunk]))
-    return Row(label, kind, score, not rest, flagged)
+    codes = {f.code for f in check_coverage(claim, [evidence], [chunk])}
+    names = CheckCode.ENTITY_MISMATCH in codes
+    parts = CheckCode.UNSUPPORTED_PART in codes
+    return Row(label, kind, score, not rest, names, parts, len(judged_parts(text)) == 1)
 
 
-def caught(rows: Sequence[Row], kind: str, trust: float) -> float:
+Point = tuple[float, float]  # (coverage_trust, part_trust)
+
+
+def caught(rows: Sequence[Row], kind: str, trust: float, part_trust: float = 1.0) -> float:
     mine = [r for r in rows if r.kind == kind]
-    return float(np.mean([not r.passes(trust) for r in mine])) if mine else 1.0
+    return float(np.mean([not r.passes(trust, part_trust) for r in mine])) if mine else 1.0
 
 
-def bacc(rows: Sequence[Row], trust: float) -> float:
+def bacc(rows: Sequence[Row], trust: float, part_trust: float = 1.0) -> float:
     y = np.array([r.label for r in rows])
-    return balanced_accuracy(y, np.array([int(r.passes(trust)) for r in rows]))
+    return balanced_accuracy(y, np.array([int(r.passes(trust, part_trust)) for r in rows]))
 
 
-def choose(sets: dict[str, list[Row]]) -> tuple[float, list[str]]:
-    """The trust with the best mean balanced accuracy whose rule kinds stay caught (a tie
-    goes to the higher trust: the rules stay on more often), and the table of every grid
-    point (one line each)."""
+def choose(sets: dict[str, list[Row]]) -> tuple[Point, list[str]]:
+    """The (coverage_trust, part_trust) with the best mean balanced accuracy whose rule kinds
+    stay caught (a tie goes to the higher trusts: the rules stay on more often), and the
+    table of every grid point (one line each)."""
     prose = sets["prose_dev"]
     floors = {k: min(RULE_FLOOR, caught(prose, k, 1.0)) for k in RULE_KINDS}
     lines, allowed = [], []
     for t in GRID:
-        baccs = {name: bacc(rows, t) for name, rows in sets.items()}
-        kinds = {k: caught(prose, k, t) for k in RULE_KINDS}
-        ok = all(kinds[k] >= floors[k] for k in RULE_KINDS)
-        mean = float(np.mean(list(baccs.values())))
-        if ok:
-            allowed.append((mean, t))
-        cells = " ".join(f"{n} {v:.3f}" for n, v in baccs.items())
-        rules = " ".join(f"{k} {v:.3f}" for k, v in kinds.items())
-        flag = "" if ok else " (below floor)"
-        lines.append(f"trust {t:.2f}: mean {mean:.4f} | {cells} | caught {rules}{flag}")
-    best = max(allowed)[1] if allowed else 1.0
-    return best, lines
+        for p in (g for g in GRID if g <= t):
+            baccs = {name: bacc(rows, t, p) for name, rows in sets.items()}
+            kinds = {k: caught(prose, k, t, p) for k in RULE_KINDS}
+            ok = all(kinds[k] >= floors[k] for k in RULE_KINDS)
+            mean = float(np.mean(list(baccs.values())))
+            if ok:
+                allowed.append((mean, t, p))
+            cells = " ".join(f"{n} {v:.3f}" for n, v in baccs.items())
+            rules = " ".join(f"{k} {v:.3f}" for k, v in kinds.items())
+            flag = "" if ok else " (below floor)"
+            lines.append(f"trust {t:.2f} part {p:.2f}: mean {mean:.4f} | {cells} | {rules}{flag}")
+    _, best_t, best_p = max(allowed) if allowed else (0.0, 1.0, 1.0)
+    return (best_t, best_p), lines
 
 
-def write(trust: float, sets: dict[str, list[Row]]) -> None:
-    path = default_config_dir() / "defaults" / "integrity.yaml"
-    figures = ", ".join(f"{n} {bacc(r, 1.0):.3f} -> {bacc(r, trust):.3f}" for n, r in sets.items())
-    line = (
-        f"coverage_trust: {trust:.2f}   # support score 0..1 from which entity_mismatch and "
-        "unsupported_part are not raised: best mean balanced accuracy on pairs no model was "
-        f"trained on, rule kinds still caught (evals/calibration/coverage_trust.py: {figures})"
+def _set_line(text: str, key: str, line: str) -> str:
+    if re.search(rf"^{key}:", text, flags=re.MULTILINE):
+        return re.sub(rf"^{key}:.*$", lambda _: line, text, flags=re.MULTILINE)
+    return re.sub(
+        r"^(support_threshold:.*)$", lambda m: f"{m.group(1)}\n{line}", text, flags=re.MULTILINE
     )
+
+
+def write(point: Point, sets: dict[str, list[Row]]) -> None:
+    path = default_config_dir() / "defaults" / "integrity.yaml"
+    trust, part = point
+    figures = ", ".join(
+        f"{n} {bacc(r, 1.0):.3f} -> {bacc(r, trust, part):.3f}" for n, r in sets.items()
+    )
+    caught_now = ", ".join(
+        f"{k} {caught(sets['prose_dev'], k, trust, part):.3f}" for k in RULE_KINDS
+    )
+    source = "evals/calibration/coverage_trust.py"
     text = path.read_text(encoding="utf-8")
-    if re.search(r"^coverage_trust:", text, flags=re.MULTILINE):
-        text = re.sub(r"^coverage_trust:.*$", line, text, flags=re.MULTILINE)
-    else:
-        text = re.sub(r"^(support_threshold:.*)$", rf"\1\n{line}", text, flags=re.MULTILINE)
+    text = _set_line(
+        text,
+        "coverage_trust",
+        f"coverage_trust: {trust:.2f}   # support score 0..1 from which entity_mismatch and "
+        "unsupported_part are not raised: with part_trust, the best mean balanced accuracy "
+        "on pairs no model was trained on, rule kinds still caught; both at 1.0 -> fitted "
+        f"({source}: {figures})",
+    )
+    text = _set_line(
+        text,
+        "part_trust",
+        f"part_trust: {part:.2f}   # support score 0..1 from which a claim of one part is not "
+        f"held to unsupported_part; fitted with coverage_trust ({source}; prose dev caught: "
+        f"{caught_now})",
+    )
     path.write_text(text, encoding="utf-8")
 
 
@@ -159,7 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     best, lines = choose(sets)
     for line in lines:
         log.info("%s", line)
-    log.info("chosen coverage_trust %.2f (now %.2f)", best, settings.integrity.coverage_trust)
+    cfg = settings.integrity
+    log.info(
+        "chosen coverage_trust %.2f, part_trust %.2f (now %.2f, %.2f)",
+        *best,
+        cfg.coverage_trust,
+        cfg.part_trust,
+    )
     if args.write:
         write(best, sets)
     return 0

@@ -21,6 +21,13 @@ class IntegritySettings(BaseModel):
         "unsupported_part) are not raised: the support model reads paraphrases those word "
         "rules cannot (calibrated; 1.0: raised whatever the score)",
     )
+    part_trust: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="support score above which a claim of one part is not held to the "
+        "unsupported_part rule: the score read it whole; the rule's own catch is a part "
+        "beside others, as in merged claims (calibrated; 1.0: held whatever the score)",
+    )
     allow_cross_section: bool = Field(description="seed 002 rule 3 whitelist switch")
     allow_general_knowledge: bool = Field(description="whether [general knowledge] may appear")
     max_regenerations: int = Field(ge=0, description="re-retrieval rounds of the repair ladder")

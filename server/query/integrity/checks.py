@@ -15,7 +15,12 @@ from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, Cod
 from server.core.text import content_words
 from server.core.text import display as display_text
 from server.query.claims import defined_term, has_reference_point
-from server.query.integrity.coverage import foreign_names, misplaced_names, unsupported_parts
+from server.query.integrity.coverage import (
+    foreign_names,
+    judged_parts,
+    misplaced_names,
+    unsupported_parts,
+)
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
 from server.query.integrity.numbers import misplaced_numbers, named_numbers, normalise_numbers
@@ -247,9 +252,21 @@ def check_meaning(claim: Claim, spans: Sequence[str]) -> list[CodeFinding]:
     return out
 
 
-def check_coverage(claim: Claim, spans: Sequence[str], chunks: Sequence[str]) -> list[CodeFinding]:
+def check_coverage(
+    claim: Claim,
+    spans: Sequence[str],
+    chunks: Sequence[str],
+    score: float | None = None,
+    part_trust: float = 1.0,
+) -> list[CodeFinding]:
     """Names the cited chunks never mention, and claim parts the spans barely hold
-    (`server.query.integrity.coverage`); a claim that restates its span is exempt."""
+    (`server.query.integrity.coverage`); a claim that restates its span is exempt.
+
+    A claim of one part whose support `score` is above `part_trust` is not held to the parts
+    rule: the support model has read that part whole against the same spans, and a word
+    share cannot tell its paraphrase from a claim the spans lack. The rule's own catch is a
+    part beside others (two claims merged under one citation, a clause added), which the
+    score of the whole does not see."""
     if not spans or restates(claim.text, " ".join(spans)):
         return []
     out = []
@@ -258,6 +275,9 @@ def check_coverage(claim: Claim, spans: Sequence[str], chunks: Sequence[str]) ->
         out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail=detail))
     elif swapped := misplaced_names(claim.text, spans):
         out.append(_f(CheckCode.ENTITY_MISMATCH, claim, detail="; ".join(swapped)))
+    lone = len(judged_parts(claim.text)) == 1
+    if lone and score is not None and score > part_trust:
+        return out
     if parts := unsupported_parts(claim.text, spans):
         detail = "the cited spans do not hold: " + " | ".join(p[:80] for p in parts)
         out.append(_f(CheckCode.UNSUPPORTED_PART, claim, detail=detail))
@@ -348,19 +368,21 @@ def check_evidence(
     score: float | None,
     *,
     trust: float,
+    part_trust: float = 1.0,
     allow_general: bool,
     foundational: bool = False,
 ) -> list[CodeFinding]:
     """What the cited `spans` must show besides the support score: the type's minimum
     evidence with numbers, negation and quantifiers (`check_type_evidence`), and the
     coverage rules on names and claim parts (`check_coverage`; `chunks` are the spans with
-    what names their subject) unless the support `score` is above `trust` (1.0: never).
+    what names their subject) unless the support `score` is above `trust` (1.0: never); the
+    parts rule also stays quiet on a claim of one part scored above `part_trust`.
     Those rules read words; a paraphrase a strong support model is sure of ("H pylori
     infection" for "infection with Helicobacter pylori") need not be held to them. The gate
     and `evals.checker_accuracy` both decide with this function."""
     out = check_type_evidence(claim, spans, allow_general=allow_general, foundational=foundational)
     if score is None or score <= trust:
-        out += check_coverage(claim, spans, chunks)
+        out += check_coverage(claim, spans, chunks, score, part_trust)
     return out
 
 

@@ -150,6 +150,7 @@ def _judge(claim: Claim, cited: Sequence[Claim], ctx: Context) -> ClaimVerdict:
         chunks,
         score,
         trust=cfg.coverage_trust,
+        part_trust=cfg.part_trust,
         allow_general=cfg.allow_general_knowledge,
         foundational=ctx.foundational(claim),
     )

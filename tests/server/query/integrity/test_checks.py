@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.core.contracts import CheckCode, ClaimType, CodeFinding, Offsets, Verdict
+from server.core.contracts import CheckCode, Claim, ClaimType, CodeFinding, Offsets, Verdict
 from server.query.integrity import checks, gate
 from tests.server.query.integrity.helpers import HIT_A, HIT_B, HITS, LIVE, claim, slot
 
@@ -428,3 +428,27 @@ def test_check_evidence_keeps_the_number_rule_whatever_the_trust() -> None:
     c = claim("Uploads over 12 MB are refused.", ClaimType.NUMBER)
     found = checks.check_evidence(c, [span], [span], 0.99, trust=0.5, allow_general=False)
     assert [f.code for f in found] == [CheckCode.NUMBER_MISMATCH]
+
+
+def test_part_trust_frees_a_claim_of_one_part_but_never_a_merged_one() -> None:
+    span = "Uploads over 10 MB are refused by the server."
+    lone = claim("Large files are rejected when they exceed ten megabytes.", ClaimType.FACT)
+    merged = claim(
+        "Uploads over 10 MB are refused by the server, and large archives are "
+        "unpacked nightly by workers.",
+        ClaimType.FACT,
+    )
+
+    def codes(c: Claim, score: float, part_trust: float) -> list[CheckCode]:
+        found = checks.check_evidence(
+            c, [span], [span], score, trust=1.0, part_trust=part_trust, allow_general=False
+        )
+        return [f.code for f in found]
+
+    # one part (files, rejected, exceed, megabytes: none held): the parts rule fires at or
+    # under part_trust, and not above it, where the support score has read it whole
+    assert codes(lone, 0.7, 0.7) == [CheckCode.UNSUPPORTED_PART]
+    assert codes(lone, 0.71, 0.7) == []
+    assert codes(lone, 0.71, 1.0) == [CheckCode.UNSUPPORTED_PART]
+    # two parts, the second unheld: the part rule fires whatever the score
+    assert codes(merged, 0.99, 0.5) == [CheckCode.UNSUPPORTED_PART]
