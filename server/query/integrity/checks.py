@@ -23,7 +23,12 @@ from server.query.integrity.coverage import (
 )
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
-from server.query.integrity.numbers import misplaced_numbers, named_numbers, normalise_numbers
+from server.query.integrity.numbers import (
+    misplaced_numbers,
+    named_numbers,
+    normalise_numbers,
+    ordinal_numbers,
+)
 
 __all__ = ["LiveIndex"]  # re-exported: callers import it from here or from compose
 
@@ -224,7 +229,8 @@ def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
 def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
     """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1),
     and is the number a span gives for the same thing (context words, unit, range end)."""
-    missing = normalise_numbers(claim.text) - normalise_numbers(joined) - named_numbers(joined)
+    held = normalise_numbers(joined) | named_numbers(joined) | ordinal_numbers(joined)
+    missing = normalise_numbers(claim.text) - held
     if missing:
         detail = f"{', '.join(sorted(missing))} not in the cited span"
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]

@@ -81,6 +81,38 @@ def normalise_numbers(text: str) -> set[str]:
     return found
 
 
+# From 'third' on: 'first' and 'second' are as often no rank ('first, install it', 'one
+# second'), and a span holding them would then give every claim's 1 and 2.
+_ORDINAL_WORDS = {
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+}
+_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
+
+
+def ordinal_numbers(text: str) -> set[str]:
+    """The ranks a text writes as words ('Seventh Avenue' -> '7', 'its eighth season' ->
+    '8'), canonical. Read on the span's side: a claim's '7th' is a number the span gives as
+    'seventh'; a claim's own rank words are not read, as before."""
+    return {str(_ORDINAL_WORDS[m.group(1).lower()]) for m in _ORDINAL.finditer(text)}
+
+
 # "one" as a pronoun, not a count: "create a new one", "the one you need", "each one".
 _PRONOUN_ONE = re.compile(
     r"\b(?:a|an|the|this|that|which|each|every|any|no|another|new|existing|same|other|"

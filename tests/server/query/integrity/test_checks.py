@@ -221,6 +221,17 @@ def test_numbers_normalise_before_comparing() -> None:
     ) == [CheckCode.MISSING_CITATION]
 
 
+def test_a_rank_the_span_writes_as_a_word_is_a_number_it_gives() -> None:
+    span = "The 1895-96 season was the eighth season of the Football League, won in 1896."
+    eighth = claim("The 1895-96 season was the 8th season of the Football League.", ClaimType.FACT)
+    assert checks.check_type_evidence(eighth, [span], allow_general=False) == []
+    ninth = claim("The 1895-96 season was the 9th season of the Football League.", ClaimType.FACT)
+    found = checks.check_type_evidence(ninth, [span], allow_general=False)
+    assert [(f.code, f.detail) for f in found] == [
+        (CheckCode.NUMBER_MISMATCH, "9 not in the cited span")
+    ]
+
+
 def test_support_unsupported_and_misattributed() -> None:
     c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
     assert checks.check_support(c, 0.9, 0.5) == []
