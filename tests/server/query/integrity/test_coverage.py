@@ -148,4 +148,3 @@ def test_months_are_not_weighed_as_names_in_another_names_place() -> None:
         )
         != []
     )
-
