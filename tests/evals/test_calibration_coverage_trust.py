@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.calibration.coverage_trust import GRID, Row, caught, choose
+from evals.calibration.coverage_trust import GRID, PART_BAND, Row, caught, choose
 
 
 def _sets(merged_score: float) -> dict[str, list[Row]]:
@@ -77,3 +77,25 @@ def test_choose_lowers_part_trust_where_a_lone_paraphrase_is_freed_and_catches_h
     (best, part), _ = choose(sets)
     assert (best, part) == (1.0, 0.7)
     assert caught(sets["prose_dev"], "neighbour_citation", 1.0, 0.45) == 0.0
+
+
+def test_a_part_trust_must_keep_the_catches_a_band_below_it_too() -> None:
+    # the one-part neighbour citation scores 0.6: part_trust 0.70 keeps it caught, but 0.70
+    # less PART_BAND (0.55) frees it, so 0.70 is not allowed; from 0.75 on the paraphrase
+    # (0.75) is held again, every allowed point ties and the tie goes to (1.0, 1.0)
+    sets = {
+        "checker": [
+            Row(1, "", 0.75, True, False, True, lone=True),
+            Row(0, "", 0.2, False, False, False),
+        ],
+        "prose_dev": [
+            Row(1, "", 0.9, True, False, False),
+            Row(0, "neighbour_citation", 0.6, True, False, True, lone=True),
+            Row(0, "merged", 0.9, True, False, True),
+        ],
+    }
+    assert PART_BAND == 0.15
+    assert caught(sets["prose_dev"], "neighbour_citation", 1.0, 0.7) == 1.0
+    (best, part), lines = choose(sets)
+    assert (best, part) == (1.0, 1.0)
+    assert "below floor" in next(line for line in lines if line.startswith("trust 1.00 part 0.70"))
