@@ -58,22 +58,28 @@ def test_choose_keeps_the_rules_when_trusting_the_score_costs_the_catches() -> N
     assert (best, part) == (1.0, 1.0)
 
 
-def test_choose_lowers_part_trust_where_a_lone_paraphrase_is_freed_and_catches_hold() -> None:
+def _lone_sets(neighbour_score: float) -> dict[str, list[Row]]:
     # a supported claim of one part the parts rule flags, support 0.75; a neighbour citation
-    # of one part, support 0.5, that only the parts rule catches; the merged claim of
-    # several parts, support 0.9. part_trust 0.50..0.70 frees the paraphrase and keeps the
-    # neighbour caught (0.5 is not above 0.5); 0.45 would free the neighbour too
-    sets = {
+    # of one part that only the parts rule catches; a merged claim of several parts, 0.9
+    return {
         "checker": [
             Row(1, "", 0.75, True, False, True, lone=True),
             Row(0, "", 0.2, False, False, False),
         ],
         "prose_dev": [
             Row(1, "", 0.9, True, False, False),
-            Row(0, "neighbour_citation", 0.5, True, False, True, lone=True),
+            Row(0, "neighbour_citation", neighbour_score, True, False, True, lone=True),
             Row(0, "merged", 0.9, True, False, True),
         ],
     }
+
+
+def test_choose_lowers_part_trust_where_a_lone_paraphrase_is_freed_and_catches_hold() -> None:
+    # a supported claim of one part the parts rule flags, support 0.75; a neighbour citation
+    # of one part, support 0.5, that only the parts rule catches; the merged claim of
+    # several parts, support 0.9. part_trust 0.50..0.70 frees the paraphrase and keeps the
+    # neighbour caught (0.5 is not above 0.5); 0.45 would free the neighbour too
+    sets = _lone_sets(neighbour_score=0.5)
     (best, part), _ = choose(sets)
     assert (best, part) == (1.0, 0.7)
     assert caught(sets["prose_dev"], "neighbour_citation", 1.0, 0.45) == 0.0
@@ -83,17 +89,7 @@ def test_a_part_trust_must_keep_the_catches_a_band_below_it_too() -> None:
     # the one-part neighbour citation scores 0.6: part_trust 0.70 keeps it caught, but 0.70
     # less PART_BAND (0.55) frees it, so 0.70 is not allowed; from 0.75 on the paraphrase
     # (0.75) is held again, every allowed point ties and the tie goes to (1.0, 1.0)
-    sets = {
-        "checker": [
-            Row(1, "", 0.75, True, False, True, lone=True),
-            Row(0, "", 0.2, False, False, False),
-        ],
-        "prose_dev": [
-            Row(1, "", 0.9, True, False, False),
-            Row(0, "neighbour_citation", 0.6, True, False, True, lone=True),
-            Row(0, "merged", 0.9, True, False, True),
-        ],
-    }
+    sets = _lone_sets(neighbour_score=0.6)
     assert PART_BAND == 0.15
     assert caught(sets["prose_dev"], "neighbour_citation", 1.0, 0.7) == 1.0
     (best, part), lines = choose(sets)
