@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from server.core.text import STOP, content_words, mentions, named_terms
-from server.query.integrity.numbers import side_context
+from server.query.integrity.numbers import MONTH_NAMES, side_context
 
 _PARTS = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:and|but|while|whereas|although)\s+(?=[\w\"“'‘`])")
 _CODE = re.compile(r"`([^`\s]{3,})`")
@@ -60,20 +60,6 @@ def fold(text: str) -> str:
     return "".join(c for c in parts if not unicodedata.combining(c))
 
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
@@ -81,9 +67,9 @@ def _month_held(name: str, text: str) -> bool:
     """A month the text writes short ('Nov 10', 'Aug.', '30 JUN 2018', 'Sept') or as the
     month of an ISO date ('2018-06-30')."""
     lowered = name.lower()
-    if lowered not in _MONTHS:
+    if lowered not in MONTH_NAMES:
         return False
-    number = _MONTHS.index(lowered) + 1
+    number = MONTH_NAMES.index(lowered) + 1
     short = "sept?" if lowered == "september" else lowered[:3]
     if re.search(rf"\b{short}\b\.?", text, flags=re.IGNORECASE):
         return True
@@ -94,7 +80,7 @@ def _calendar(name: str) -> bool:
     """A month or a weekday: a date's part, not a name that could stand in another's place
     (`foreign_names` still reads a month the cited chunks never give)."""
     lowered = name.lower()
-    return lowered in _MONTHS or lowered in _WEEKDAYS
+    return lowered in MONTH_NAMES or lowered in _WEEKDAYS
 
 
 _ROMAN = {"II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "XI": 11, "XII": 12}

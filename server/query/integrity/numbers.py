@@ -146,11 +146,34 @@ _TOKEN = re.compile(
     r"|(?P<brk>[;.:!?()\[\]{}—]|\s(?:--?|–)\s)"
     r"|(?P<dash>--?|–)"
 )
-_MONTHS = frozenset(
-    {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
-    | {"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug"}
-    | {"sep", "sept", "oct", "nov", "dec"}
+MONTH_NAMES = (  # in calendar order: a month's number is its index + 1
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
+_MONTHS = frozenset(MONTH_NAMES) | {
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+}
 MAX_DAY = 31
 # Function words carry no identity; negation, 'only', 'more', 'most' and 'all' do.
 _CONTEXT_STOP = (STOP - {"not", "no", "only", "more", "most", "all"}) | {"per"}
