@@ -19,6 +19,7 @@ support score judges those.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -225,7 +226,7 @@ def _unit(text: str) -> _Unit:
     tokens = _tokens(text)
     content = {stem(t) for t in tokens if t not in STOP and t not in _POLAR and len(t) > 1}
     content |= {m.value for m in number_mentions(text)}
-    at = [i for i, t in enumerate(tokens) if t in _NEGATION or t.endswith("n't")]
+    at = [i for i, t in enumerate(tokens) if _negating(t)]
     scopes = tuple(
         frozenset([stem(t) for t in tokens[i + 1 :] if t not in STOP][:SCOPE_TOKENS]) for i in at
     )
@@ -415,24 +416,26 @@ def _unlicensed(word: str, span: _Unit) -> bool:
 
 def _said_negated(clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]]) -> bool:
     """The span negates what the claim clause negates, wherever its sentence and clause
-    boundaries put it: every negation of the clause has one in the span before the same
+    boundaries put it: every negation of the clause has its own in the span before the same
     word ("which are not a distinct breed" for "British Blues are not a distinct breed";
+    "aren't human at all, or at least not completely" across two span sentences; never "not
+    no wage limit" for "no wage limit");
     "They are n't coming" after "The aliens ..."), and no span negation stands before a
     word of the clause that the clause does not negate ("they don't do actual investing"
     against "they do do actual investing")."""
-    theirs = [h for whole, _ in sentences for h in whole.heads]
-    mine = set(clause.heads)
+    theirs = Counter(h for whole, _ in sentences for h in whole.heads)
+    mine = Counter(clause.heads)
     return (
         bool(mine)
         and "" not in mine
-        and mine <= set(theirs)
+        and mine <= theirs
         and not any(h in clause.stems and h not in mine for h in theirs)
     )
 
 
 def negation_mismatches(claim: str, span: str) -> list[str]:
     """Claim clauses whose polarity differs from every best-aligned unit of the span; a
-    clause that negates is let through when a span sentence negates the same words."""
+    clause with negations is let through when span sentences negate the same words."""
     units, out = _span_units(span), []
     for clause in _claim_units(claim):
         aligned = _aligned(clause, units)
@@ -442,8 +445,11 @@ def negation_mismatches(claim: str, span: str) -> list[str]:
             continue
         flips = [_flipped(clause, about) for _, about in aligned]
         if all(flips):
-            negates = clause.negations % 2 == 1
-            if negates and not _swaps_any(clause, aligned) and _said_negated(clause, units):
+            if (
+                clause.negations
+                and not _swaps_any(clause, aligned)
+                and _said_negated(clause, units)
+            ):
                 continue
             out.append(str(flips[0]))
     return out
@@ -475,15 +481,53 @@ def _swaps_any(clause: _Unit, aligned: list[tuple[_Unit, _Unit]]) -> bool:
     return any(_swaps(clause, about) for _, about in aligned)
 
 
+def _contexts(tokens: list[str], word: str) -> set[tuple[str, str, bool]]:
+    """Per `word` in `tokens`: the words on either side ('' at either end), and whether a
+    negation stands among the `SCOPE_TOKENS` before it."""
+    padded = ["", *tokens, ""]
+    return {
+        (
+            padded[i - 1],
+            padded[i + 1],
+            any(_negating(t) for t in padded[max(0, i - SCOPE_TOKENS) : i]),
+        )
+        for i, t in enumerate(padded)
+        if t == word
+    }
+
+
+def _negating(token: str) -> bool:
+    return token in _NEGATION or token.endswith("n't")
+
+
+def _said_beside(word: str, part: list[str], span: str) -> bool:
+    """A span sentence says `word` beside the same word as the claim part does, negated alike
+    ("to only select", "aren't human at all"; not "all cases" against "not all cases", nor
+    "are human at all" against "aren't human at all"): the claim repeats the span's own
+    quantifier, whichever span sentence it is aligned with."""
+    mine = _contexts(part, word)
+    theirs = {c for s in _SENTENCE.split(span) if s.strip() for c in _contexts(_tokens(s), word)}
+    return any(
+        neg == sneg and ((cp and cp == sp) or (cn and cn == sn))
+        for cp, cn, neg in mine
+        for sp, sn, sneg in theirs
+    )
+
+
 def quantifier_mismatches(claim: str, span: str) -> list[str]:
-    """Strong quantifiers of the claim that no best-aligned unit of the span licenses."""
+    """Strong quantifiers of the claim that no best-aligned unit of the span licenses, and that
+    no span sentence says in the same place."""
     units, out = _span_units(span), []
     for part in _CLAIM_CLAUSE.split(claim):
         if not part.strip():
             continue
-        clause = _unit(part)
+        clause, tokens = _unit(part), _tokens(part)
         aligned = _aligned(clause, units)
-        for word in dict.fromkeys(_strong(_tokens(part))):
-            if aligned and all(_unlicensed(word, whole) for whole, _ in aligned):
+        for word in dict.fromkeys(_strong(tokens)):
+            if (
+                aligned
+                and all(_unlicensed(word, whole) for whole, _ in aligned)
+                and not _said_beside(word, tokens, span)
+            ):
                 out.append(f"'{word}' where the span says less")
     return out

@@ -239,6 +239,11 @@ def test_a_number_in_its_own_place_is_not_misplaced(claim: str, span: str) -> No
             "Home monitoring is inaccurate at diagnosis.",
             "Home monitoring is accurate at diagnosis.",
         ),
+        # two negations where the span has one on the same word: a double negation
+        (
+            "There is not no wage limit on the Medicare tax.",
+            "There is no wage limit on the Medicare tax.",
+        ),
     ],
 )
 def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> None:
@@ -300,6 +305,10 @@ def test_a_flipped_polarity_is_a_negation_mismatch(claim: str, span: str) -> Non
             "The androids, the aliens ... they aren't coming.",
             "The androids , the aliens ... They are n't coming .",
         ),
+        (  # two negations of one clause, each negated by its own span sentence
+            "Some of us aren't human at all, or at least not completely.",
+            "I believe some of us are n't human at all . Or at least not completely .",
+        ),
         (
             "British Blues are not a distinct breed, but a British Shorthair.",
             "Russian Blues should not be confused with British Blues (which are not a distinct "
@@ -342,6 +351,13 @@ def test_a_kept_polarity_is_not_a_negation_mismatch(claim: str, span: str) -> No
         ("Every node stores a replica.", "Some nodes store a replica."),
         ("Tokens are never logged.", "Tokens may not be logged."),  # a hedged negation
         ("None of the keys are exported.", "Keys are often not exported."),
+        # another span sentence says the word beside the same word, but negated there
+        (
+            "The term is based on the perceived process of harvesting fruit, the picker would "
+            "be expected to only select the ripest and healthiest fruits.",
+            "The term is based on the perceived process of harvesting fruit, such as cherries. "
+            "The picker would never be expected to only select the ripest fruits.",
+        ),
     ],
 )
 def test_a_strengthened_claim_is_a_quantifier_mismatch(claim: str, span: str) -> None:
@@ -363,6 +379,18 @@ def test_a_strengthened_claim_is_a_quantifier_mismatch(claim: str, span: str) ->
         (  # 'U.S.' does not end the sentence that carries 'only'
             "He was the only U.S. president to resign from office.",
             "He was the 37th president, the only U.S. president to resign from office.",
+        ),
+        # the claim joins two span sentences; the one it aligns with lacks the word, the
+        # other says it in the same place
+        (
+            "The term is based on the perceived process of harvesting fruit, the picker would "
+            "be expected to only select the ripest and healthiest fruits.",
+            "The term is based on the perceived process of harvesting fruit, such as cherries. "
+            "The picker would be expected to only select the ripest and healthiest fruits.",
+        ),
+        (
+            "Some of us aren't human at all, or at least not completely.",
+            "I believe some of us are n't human at all . Or at least not completely .",
         ),
     ],
 )
