@@ -64,7 +64,7 @@ from server.core.contracts import (
 from server.core.paths import shared_data
 from server.core.ports import Embedder, RelevanceScorer, SupportScorer, warm_pairs
 from server.core.settings import Settings, load_settings
-from server.core.text import STOP, content_words, mentions, named_terms
+from server.core.text import SENTENCE_STOP, STOP, content_words, mentions, named_terms
 from server.index.embed import Delegating
 from server.query.answer import generate_verified
 from server.query.claims import classify_claim, render
@@ -123,7 +123,10 @@ def split_of(key: str) -> Split:
     return "dev" if hashlib.sha1(key.encode()).digest()[0] % 2 == 0 else "test"
 
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+# A sentence ends where the product's units end one (`text.SENTENCE_STOP`: not after an
+# initial, "e.g." or "U.S."), and not after a list number ("follow these steps: 1. Click"):
+# an answer cut at "General Robert E." is no claim an LLM would write.
+_SPLIT = re.compile(SENTENCE_STOP + r"(?<!\b\d\.)\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
 
 def split_spans(text: str) -> list[tuple[int, int]]:

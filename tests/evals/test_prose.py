@@ -115,6 +115,18 @@ def test_merge_sentences_joins_with_and() -> None:
 # ---------------------------------------------------------------- drafts
 
 
+def test_answer_sentences_are_not_cut_after_an_initial_an_abbreviation_or_a_list_number() -> None:
+    text = (
+        "The war ended when General Robert E. Lee surrendered to Ulysses S. Grant in 1865. "
+        "Votes are counted at 1 p.m. in the U.S. House. Follow these steps: 1. Open it."
+    )
+    assert [text[a:b] for a, b in split_spans(text)] == [
+        "The war ended when General Robert E. Lee surrendered to Ulysses S. Grant in 1865.",
+        "Votes are counted at 1 p.m. in the U.S. House.",
+        "Follow these steps: 1. Open it.",
+    ]
+
+
 def test_good_draft_cites_the_exact_sentence_each_answer_sentence_rests_on() -> None:
     good = _good()
     assert [c.text for c in good.claims] == [
