@@ -312,10 +312,11 @@ def _value(t: _Tok, text: str) -> tuple[str, str]:
     return value, kind
 
 
-def _days(sentence: list[_Tok]) -> set[int]:
+def _days(sentence: list[_Tok], text: str) -> set[int]:
     """Numbers in the day place of a date: 'March 3', '3 March', 'March 1929, 2025' (a
     number between a month and a year is its day, whatever its size). 'may' counts only
-    before a number and a year, or after a number."""
+    before a number and a year, after a number, or written 'May' before a short number
+    ('May 7'; never the verb of 'you may 2 ...')."""
     out: set[int] = set()
     for i, t in enumerate(sentence):
         if t.kind != "num" or not t.raw[:1].isdigit() or "." in t.raw:
@@ -329,7 +330,8 @@ def _days(sentence: list[_Tok]) -> set[int]:
             and re.fullmatch(r"[12]\d{3}", sentence[i + 2].raw) is not None
         )
         short = len(t.raw.rstrip("stndrh")) <= 2
-        after_month = before in _MONTHS and (year_next or (short and before != "may"))
+        month = before in _MONTHS and (before != "may" or text[sentence[i - 1].start] == "M")
+        after_month = before in _MONTHS and (year_next or (short and month))
         if after_month or (after in _MONTHS and short):
             out.add(i)
     return out
@@ -390,7 +392,7 @@ def _mentions(text: str) -> tuple[Mention, ...]:
     lowered = _lower(text)
     out: list[Mention] = []
     for sentence in _sentences(_tokens(text)):
-        roles, days = _roles(sentence), _days(sentence)
+        roles, days = _roles(sentence), _days(sentence, text)
         for i, t in enumerate(sentence):
             if t.kind != "num":
                 continue

@@ -67,6 +67,11 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ("2024", False),
         ("4", True),
     ]
+    # 'May' before a short number is a month; 'may' the verb is not
+    assert [(m.value, m.day) for m in number_mentions("Sales rose on May 7 and may 3x")] == [
+        ("7", True),
+        ("3", False),
+    ]
     (minute,) = number_mentions("a 10 - minute overtime")
     assert (minute.unit, dict(minute.context)) == ("minute", {"overtim": 1.0, "minut": 1.0})
     assert stem("rotated") == stem("rotates") == "rotat"
@@ -86,6 +91,8 @@ def test_mentions_carry_context_unit_and_range_end() -> None:
         ("Bronck ( c. 1639 -- 43 ) settled", "Bronck ( c. 1600 -- 43 ) arrived in 1639."),
         # a date's day: 25 is a distance in the span, its date is July 21
         ("It was won on July 25 of 1861", "It was won on July 21 , 1861, 25 miles away."),
+        # 'May 7' is a date as 'March 7' is: the day and the count swapped
+        ("On May 12, 7 people joined the team.", "On May 7, 12 people joined the team."),
         # a year in a day's place: no month has 1929 days
         (
             "It opens on January 1929, 2025",
