@@ -69,6 +69,7 @@ from server.index.embed import Delegating
 from server.query.answer import generate_verified
 from server.query.claims import classify_claim, render
 from server.query.evidence import units
+from server.query.integrity.numbers import LIST_NUMBER
 from server.query.integrity.verify import Composed, LiveIndex
 
 KINDS = (
@@ -381,8 +382,10 @@ def bump(raw: str) -> str:
 
 def perturb_number(text: str, span: str) -> tuple[str, str] | None:
     """The first number of the claim changed: to another number of the cited span when it
-    has one the claim does not use, else plus one. (new text, what changed)"""
-    found = list(_NUM.finditer(text))
+    has one the claim does not use, else plus one. (new text, what changed) A list item's
+    own number ("1. Click Save") orders steps and is never the one changed."""
+    marked = [range(m.start(), m.end()) for m in LIST_NUMBER.finditer(text)]
+    found = [m for m in _NUM.finditer(text) if not any(m.start() in r for r in marked)]
     if not found:
         return None
     m = found[0]

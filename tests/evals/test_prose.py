@@ -64,6 +64,12 @@ def test_number_prefers_another_number_of_the_span_else_plus_one() -> None:
     assert got is not None
     assert got[0] == "The bridge opened in 1990 with 4 lanes."
     assert perturb_number("The bridge has no number.", span) is None
+    # a list item's own number orders steps: the item's number in the text is changed
+    assert perturb_number("2. The bridge has 4 lanes.", "It has 4 lanes.") == (
+        "2. The bridge has 5 lanes.",
+        "4 -> 5 (+1)",
+    )
+    assert perturb_number("1. Open the bridge.", "Open the bridge.") is None
 
 
 def test_bump_keeps_how_the_number_is_written() -> None:

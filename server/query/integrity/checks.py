@@ -24,6 +24,7 @@ from server.query.integrity.coverage import (
 from server.query.integrity.live import LiveIndex, identity_part
 from server.query.integrity.meaning import negation_mismatches, quantifier_mismatches
 from server.query.integrity.numbers import (
+    LIST_NUMBER,
     misplaced_numbers,
     named_numbers,
     normalise_numbers,
@@ -228,13 +229,15 @@ def _definition(claim: Claim, joined: str) -> list[CodeFinding]:
 
 def _numbers_match(claim: Claim, joined: str) -> list[CodeFinding]:
     """Every number of the claim appears in its cited spans, after normalisation (SPEC 5.1),
-    and is the number a span gives for the same thing (context words, unit, range end)."""
+    and is the number a span gives for the same thing (context words, unit, range end). A
+    list item's own number is no number of the claim (`numbers.LIST_NUMBER`)."""
     held = normalise_numbers(joined) | named_numbers(joined) | ordinal_numbers(joined)
-    missing = normalise_numbers(claim.text) - held
+    text = LIST_NUMBER.sub("", claim.text)
+    missing = normalise_numbers(text) - held
     if missing:
         detail = f"{', '.join(sorted(missing))} not in the cited span"
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail=detail)]
-    if misplaced := misplaced_numbers(claim.text, joined):
+    if misplaced := misplaced_numbers(text, joined):
         return [_f(CheckCode.NUMBER_MISMATCH, claim, detail="; ".join(misplaced))]
     return []
 

@@ -40,6 +40,11 @@ _NAMED_NUMBER = re.compile(
 _CODED_NAME = re.compile(r"(?<![\w.,-])\d+(?=(?!(?:h|m|min|s|ms|d)\d)[a-wyz][a-z]*\d)")
 
 
+# A list item's number at the start of a line ("1. Click Save", "2) Install it") orders an
+# answer's steps; it states nothing a span must hold.
+LIST_NUMBER = re.compile(r"^[ \t]*\d{1,3}[.)][ \t]+(?=\S)", re.M)
+
+
 def _lower(text: str) -> str:
     """`text` lowercased, citation markers blanked, and the joint of each named number
     ('il-6') made a word character ('il_6'), as the opening digits of a coded name ('3t3' ->

@@ -232,6 +232,20 @@ def test_a_rank_the_span_writes_as_a_word_is_a_number_it_gives() -> None:
     ]
 
 
+def test_a_list_items_own_number_is_no_number_of_the_claim() -> None:
+    span = "Click **New Policy**. Enter a name and save. A policy costs 4 dollars."
+    step = claim('1. Click "New Policy."', ClaimType.FACT)
+    assert checks.check_type_evidence(step, [span], allow_general=False) == []
+    steps = claim("2) Enter a name and save.\n3. Click New Policy.", ClaimType.FACT)
+    assert checks.check_type_evidence(steps, [span], allow_general=False) == []
+    # a number in the item's text is still checked
+    priced = claim("2. A policy costs 5 dollars.", ClaimType.FACT)
+    found = checks.check_type_evidence(priced, [span], allow_general=False)
+    assert [(f.code, f.detail) for f in found] == [
+        (CheckCode.NUMBER_MISMATCH, "5 not in the cited span")
+    ]
+
+
 def test_support_unsupported_and_misattributed() -> None:
     c = claim(ROTATE, ClaimType.FACT, slot(1, ROTATE))
     assert checks.check_support(c, 0.9, 0.5) == []
