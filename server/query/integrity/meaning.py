@@ -418,11 +418,10 @@ def _said_negated(clause: _Unit, sentences: list[tuple[_Unit, list[_Unit]]]) -> 
     """The span negates what the claim clause negates, wherever its sentence and clause
     boundaries put it: every negation of the clause has its own in the span before the same
     word ("which are not a distinct breed" for "British Blues are not a distinct breed";
-    "aren't human at all, or at least not completely" across two span sentences; never "not
-    no wage limit" for "no wage limit");
-    "They are n't coming" after "The aliens ..."), and no span negation stands before a
-    word of the clause that the clause does not negate ("they don't do actual investing"
-    against "they do do actual investing")."""
+    "They are n't coming" after "The aliens ..."; "aren't human at all, or at least not
+    completely" across two span sentences; never "not no wage limit" for "no wage limit"),
+    and no span negation stands before a word of the clause that the clause does not negate
+    ("they don't do actual investing" against "they do do actual investing")."""
     theirs = Counter(h for whole, _ in sentences for h in whole.heads)
     mine = Counter(clause.heads)
     return (
