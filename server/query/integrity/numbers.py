@@ -335,8 +335,8 @@ def _days(sentence: list[_Tok], text: str) -> set[int]:
             and re.fullmatch(r"[12]\d{3}", sentence[i + 2].raw) is not None
         )
         short = len(t.raw.rstrip("stndrh")) <= 2
-        month = before in _MONTHS and (before != "may" or text[sentence[i - 1].start] == "M")
-        after_month = before in _MONTHS and (year_next or (short and month))
+        not_verb = before != "may" or text[sentence[i - 1].start] == "M"
+        after_month = before in _MONTHS and (year_next or (short and not_verb))
         if after_month or (after in _MONTHS and short):
             out.add(i)
     return out
