@@ -88,6 +88,17 @@ def _scifact(data: Path) -> None:
             "cited_doc_ids": [10],
         },
         {"id": 2, "claim": "Cats dream.", "evidence": {}, "cited_doc_ids": [20]},
+        {
+            "id": 3,
+            "claim": "Aspirin was tested on adults and lowers fever.",
+            "evidence": {
+                "10": [
+                    {"sentences": [1], "label": "SUPPORT"},
+                    {"sentences": [0, 1], "label": "SUPPORT"},
+                ]
+            },
+            "cited_doc_ids": [10],
+        },
     ]
     _jsonl(data / "scifact" / "claims_dev.jsonl", claims)
 
@@ -102,6 +113,10 @@ def test_scifact_claims_become_questions_with_rationale_quotes(tmp_path: Path) -
     assert items["scifact-1"].gold[0].quote == "Aspirin lowers fever."
     assert items["scifact-1"].answer_facts == ["support"]
     assert not items["scifact-2"].answerable  # NEI: its cited abstract is present but silent
+    # every rationale sentence of every evidence set is gold, each once
+    both = ["Aspirin lowers fever.", "It was tested in 40 adults."]
+    assert [g.quote for g in items["scifact-3"].gold] == both
+    assert items["scifact-3"].answer_facts == ["support"]
     assert sorted(p.name for p in (out / "corpus").iterdir()) == ["10.md", "20.md"]
     page = (out / "corpus" / "10.md").read_text(encoding="utf-8")
     assert page == "# Aspirin trial\n\nAspirin lowers fever. It was tested in 40 adults.\n"
