@@ -263,6 +263,19 @@ def _said(prose: str) -> list[str]:
     return content_words(_ISSUE.sub(" ", _CREDIT.sub(" ", prose)))
 
 
+def _item_parts(prose: str) -> tuple[str, str]:
+    """An item's own text and the list or code nested under it, dedented and shown line by
+    line as a lead-in's block is: read as one line, "The frontend needs to fetch some more
+    data from the API." over its three sub-items was shown "... from the API. * But it needs
+    authentication ... * So, ..."."""
+    pos = 0
+    for n, line in enumerate(prose.splitlines(keepends=True)):
+        if n and (markdown.LIST_ITEM.match(line) or markdown.FENCE.match(line)):
+            return prose[:pos], textwrap.dedent(prose[pos:]).strip()
+        pos += len(line)
+    return prose, ""
+
+
 def _marker_end(text: str) -> int:
     m = markdown.LIST_ITEM.match(text)
     return m.end() if m else 0
@@ -314,7 +327,8 @@ def _unit(
         shown = " | ".join(display(c) for c in _cells(quote))
     elif kind == "item":
         prose = text[lo + _marker_end(quote) : hi]
-        shown = display(prose)
+        own, nested = _item_parts(prose)
+        shown = f"{display(own)}\n{nested}" if nested else display(own)
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""

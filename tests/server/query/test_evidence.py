@@ -730,3 +730,30 @@ def test_a_hit_that_states_the_asked_task_takes_the_last_place_when_none_there_d
     # a question that asks no how-to moves nothing
     what = "What are Server-Sent Events?"
     assert with_direct_answer(what, [*topic, task], 2, 4, 900) == [*topic, task]
+
+
+def test_an_item_shows_the_list_and_code_nested_under_it_line_by_line() -> None:
+    """FastAPI dev f07: an item over three sub-items was shown on one line ("... from the
+    API. * But it needs authentication ... * So, ..."); a policy's "please let us know:" item
+    listed the fields it asks for the same way. The quote is the exact span either way."""
+    text = (
+        "* The frontend needs to fetch some more data from the **API**.\n"
+        "    * But it needs authentication.\n"
+        "    * So it sends a header `Authorization`.\n"
+        "* To run it, call:\n"
+        "\n"
+        "    ```console\n"
+        "    $ fastapi run\n"
+        "    ```\n"
+        "* A plain item that\n"
+        "  wraps onto a second line.\n"
+    )
+    nested, code, plain = units(_whole(text))
+    assert nested.kind == "item" and nested.quote == text[: text.index("* To run")].rstrip()
+    assert nested.display == (
+        "The frontend needs to fetch some more data from the API.\n"
+        "* But it needs authentication.\n"
+        "* So it sends a header `Authorization`."
+    )
+    assert code.display == "To run it, call:\n```console\n$ fastapi run\n```"
+    assert plain.display == "A plain item that wraps onto a second line."
