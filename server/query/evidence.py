@@ -433,7 +433,10 @@ def units(
         if block.kind == "list":
             made, took = _list(text, base, block, nxt, max_chars)
         elif block.kind == "paragraph":
-            made, took = _paragraph(text, base, block, nxt, max_chars, cuts)
+            # a chunk cut inside a list item opens on that item's rest: the list after it
+            # holds the item's siblings, which do not finish its sentence
+            runs_on = i > 0 or not chunk.opens_in_list
+            made, took = _paragraph(text, base, block, nxt, max_chars, cuts, runs_on)
         else:
             made, took = _tab(text, base, block, nxt, max_chars)
         found += made
@@ -512,12 +515,21 @@ def _wrapper(text: str, block: markdown.Block) -> bool:
     return _TAG_LINE.fullmatch(html) is not None or not HTML_COMMENT.sub("", html).strip()
 
 
-def _leads_into(sentence: str, nxt: markdown.Block | None) -> bool:
-    """A sentence ending in ":" leads into the list, table or code right after it; prose
-    right before a code block is taken to introduce the code too."""
+# The end of a sentence that runs on into the list after it: a word, a number or a comma,
+# not a stop, a closing bracket (an image or link line) nor code ("To count as complete, a
+# request must" over "* come from a relevant, official government agency").
+_RUNS_ON = re.compile(r"[^\W_]|[,;]\Z")
+
+
+def _leads_into(sentence: str, nxt: markdown.Block | None, runs_on: bool = True) -> bool:
+    """A sentence ending in ":" leads into the list, table or code right after it, and one
+    that has not ended runs on into the list after it (its items finish it; when `runs_on`);
+    prose right before a code block is taken to introduce the code too."""
     if nxt is None or nxt.kind not in ("list", "code", "table"):
         return False
-    return sentence.rstrip().endswith(":") or nxt.kind == "code"
+    end = sentence.rstrip()[-1:]
+    unended = runs_on and nxt.kind == "list" and bool(_RUNS_ON.match(end))
+    return end == ":" or unended or nxt.kind == "code"
 
 
 def _paragraph(
@@ -527,8 +539,10 @@ def _paragraph(
     nxt: markdown.Block | None,
     max_chars: int,
     cuts: Sequence[int] = (),
+    runs_on: bool = True,
 ) -> tuple[list[Unit], bool]:
-    """The paragraph's units, and whether its last sentence took the next block with it."""
+    """The paragraph's units, and whether its last sentence took the next block with it
+    (`runs_on`: whether a sentence that has not ended may run on into a list, `_leads_into`)."""
     spans = _with_what_they_introduce(
         text, list(_sentences(text, block.start, block.end, cuts)), max_chars
     )
@@ -541,7 +555,7 @@ def _paragraph(
         return out, False
     lo, hi = spans[-1]
     last = text[lo:hi]
-    if nxt is not None and _leads_into(last, nxt):
+    if nxt is not None and _leads_into(last, nxt, runs_on):
         end = _fit(text, lo, nxt, max_chars)
         bare = _bare_code(text, nxt)
         cut = end < nxt.end

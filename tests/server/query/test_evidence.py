@@ -757,3 +757,50 @@ def test_an_item_shows_the_list_and_code_nested_under_it_line_by_line() -> None:
     )
     assert code.display == "To run it, call:\n```console\n$ fastapi run\n```"
     assert plain.display == "A plain item that wraps onto a second line."
+
+
+def test_a_sentence_that_runs_on_into_a_list_leads_into_it() -> None:
+    """Site policy dev g33/g34: "To count as complete, a request must" over its items, and
+    "When we receive a notice ..., we" over what GitHub then does. The sentence was left out
+    as a fragment and its items led answers on their own ("post the official request ...").
+    A line that has ended (a stop, an image) over a list leads into nothing."""
+    text = (
+        "To count as complete, a request must\n"
+        "* come from a relevant, official government agency\n"
+        "* specify the source of illegality in that jurisdiction.\n"
+        "\n"
+        "![Swagger UI](https://example.com/docs.png)\n"
+        "\n"
+        "* Interactive documentation in the browser\n"
+        "* Alternative documentation with ReDoc\n"
+    )
+    lead, *rest = units(_whole(text))
+    assert (lead.kind, lead.start) == ("lead_in", 0)
+    assert lead.display == (
+        "To count as complete, a request must\n"
+        "* come from a relevant, official government agency\n"
+        "* specify the source of illegality in that jurisdiction."
+    )
+    items = [u for u in rest if u.kind == "item"]
+    assert [u.display for u in items] == [
+        "Interactive documentation in the browser",
+        "Alternative documentation with ReDoc",
+    ]
+    assert not any(u.kind == "lead_in" for u in rest)
+
+
+def test_an_item_s_rest_where_a_chunk_opens_in_a_list_does_not_run_on_into_its_siblings() -> None:
+    """Site policy tune2 q43: a chunk cut inside the item "Ignoring a User's request for
+    deletion. When a User deletes your Extension ... within thirty days" opened on that
+    sentence, which has no stop; its sibling items after it do not finish it."""
+    text = (
+        "When a User deletes your Extension you must delete all Personal Data within thirty days\n"
+        "* Merging Personal Data with data gathered from other sources\n"
+        "* Failing to notify Users about privacy and their Personal Data\n"
+    )
+    inside = _whole(text).model_copy(update={"opens_in_list": True})
+    found = units(inside)
+    assert [u.kind for u in found] == ["sentence", "item", "item"]
+    assert found[0].display.endswith("within thirty days")
+    # read as a document of its own, the sentence runs on into the list
+    assert [u.kind for u in units(_whole(text))] == ["lead_in"]
