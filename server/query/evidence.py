@@ -724,10 +724,11 @@ def restates(unit: Unit, question: str) -> bool:
 
 def admissible(unit: Unit, question: str) -> bool:
     """Whether a unit may be offered as a claim for this question at all. Never a question (it
-    asserts nothing); a fragment only when it gives the kind of value asked for: "Default:
-    `False`" under a setting's heading answers "What is TESTING's default?"."""
-    if unit.display.rstrip().endswith("?"):
-        return False
+    asserts nothing) nor a lead-in whose content is not in it; a fragment only when it gives
+    the kind of value asked for: "Default: `False`" under a setting's heading answers "What
+    is TESTING's default?"."""
+    if unit.display.rstrip().endswith(("?", ":")):  # a lead-in without what it leads into
+        return False  # ("* in [PyCharm](...):" over a screenshot) says nothing either
     if (unit.fragment and not leads(question, unit.display)) or restates(unit, question):
         return False
     if unit.aside and not asks_for_words(question):

@@ -804,3 +804,21 @@ def test_an_item_s_rest_where_a_chunk_opens_in_a_list_does_not_run_on_into_its_s
     assert found[0].display.endswith("within thirty days")
     # read as a document of its own, the sentence runs on into the list
     assert [u.kind for u in units(_whole(text))] == ["lead_in"]
+
+
+def test_an_item_that_leads_into_a_picture_is_no_claim() -> None:
+    """FastAPI dev f45 showed "in PyCharm:" as a claim: the item leads into a screenshot,
+    which is no unit, so what it introduces is not there. The item beside it that says
+    something is offered."""
+    text = (
+        "* in [PyCharm](https://www.jetbrains.com/pycharm/):\n"
+        "\n"
+        "![editor support](https://example.com/pycharm-completion.png)\n"
+        "\n"
+        "* You get completion for every key of the JSON body.\n"
+    )
+    lead, said = (u for u in units(_whole(text)) if u.kind == "item")
+    assert lead.display == "in PyCharm:"
+    question = "Does PyCharm complete the keys of a JSON body?"
+    assert not admissible(lead, question)
+    assert admissible(said, question)
