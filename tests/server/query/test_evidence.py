@@ -822,3 +822,19 @@ def test_an_item_that_leads_into_a_picture_is_no_claim() -> None:
     question = "Does PyCharm complete the keys of a JSON body?"
     assert not admissible(lead, question)
     assert admissible(said, question)
+
+
+def test_an_item_s_closing_lead_in_without_its_content_is_left_out_of_it() -> None:
+    """GitHub's terms: the item "You must be a human ... are not permitted. We do permit
+    machine accounts:" is followed by the next item, not by what it leads into; its first
+    two sentences are the unit, so dropping the lead-in does not drop what the item says."""
+    text = (
+        "* You must be a human to create an Account. Bots are not permitted. "
+        "We do permit machine accounts:\n"
+        "* One person may maintain no more than one free Account.\n"
+    )
+    first, second = units(_whole(text))
+    assert first.quote == "* You must be a human to create an Account. Bots are not permitted."
+    assert first.display == "You must be a human to create an Account. Bots are not permitted."
+    assert admissible(first, "Can a bot create a GitHub account?")
+    assert second.display == "One person may maintain no more than one free Account."
