@@ -388,15 +388,14 @@ def _items(text: str, block: markdown.Block) -> Iterator[tuple[int, int]]:
             yield lo, hi
 
 
-def _said_items(text: str, block: markdown.Block) -> Iterator[tuple[int, int]]:
-    """`_items`, an item's last sentence left out when it ends in ":" and its content is
-    not in the item (a screenshot, a paragraph after the list), as a paragraph's is: "* You
-    must be a human to create an Account. Accounts registered by "bots" ... are not
-    permitted. We do permit machine accounts:" says its first two sentences; an item that
-    is that one sentence stays whole, and no claim (`admissible`)."""
-    for lo, hi in _items(text, block):
-        said = list(_sentences(text, lo, hi)) if text[lo:hi].endswith(":") else []
-        yield lo, said[-2][1] if len(said) > 1 else hi
+def _said_end(text: str, lo: int, hi: int) -> int:
+    """Where item text[lo:hi] ends as a unit: before its last sentence when that ends in ":"
+    and its content is not in the item (a screenshot, a paragraph after the list), as a
+    paragraph's is: "* You must be a human to create an Account. Accounts registered by
+    "bots" ... are not permitted. We do permit machine accounts:" says its first two
+    sentences; an item that is that one sentence stays whole, and no claim (`admissible`)."""
+    said = list(_sentences(text, lo, hi)) if text[lo:hi].endswith(":") else []
+    return said[-2][1] if len(said) > 1 else hi
 
 
 def _fit(text: str, lo: int, block: markdown.Block, max_chars: int) -> int:
@@ -587,9 +586,8 @@ def _past_the_cut(text: str, base: int, taken: markdown.Block, cut: int) -> list
     (`_fit`, at `max_chars`), one unit each: they were no units at all, so the eighth of
     twelve subprocessors ("Mailgun. Email service provider.") could not be cited."""
     if taken.kind == "list":
-        return [
-            _unit(text, base, lo, hi, "item") for lo, hi in _said_items(text, taken) if lo >= cut
-        ]
+        items = [(lo, hi) for lo, hi in _items(text, taken) if lo >= cut]
+        return [_unit(text, base, lo, _said_end(text, lo, hi), "item") for lo, hi in items]
     if taken.kind == "table":
         return [u for u in _rows(text, base, taken) if u.start - base >= cut]
     return []
@@ -604,8 +602,9 @@ def _list(
     Relationship(cascade_delete=True)`, SQLModel's docs); the code had no lead-in and was no
     unit."""
     items = list(_items(text, block))
+    said = [_unit(text, base, lo, _said_end(text, lo, hi), "item") for lo, hi in items]
     if not items or nxt is None or nxt.kind != "code":
-        return [_unit(text, base, lo, hi, "item") for lo, hi in _said_items(text, block)], False
+        return said, False
     lo, hi = items[-1]
     lo += _marker_end(text[lo:hi])
     end = _fit(text, lo, nxt, max_chars)
@@ -619,8 +618,7 @@ def _list(
         bare=_bare_code(text, nxt),
         cut=end < nxt.end,
     )
-    said = list(_said_items(text, block))[:-1]
-    return [*(_unit(text, base, a, b, "item") for a, b in said), last], True
+    return [*said[:-1], last], True
 
 
 def _tab(
