@@ -276,6 +276,23 @@ def _item_parts(prose: str) -> tuple[str, str]:
     return prose, ""
 
 
+def display_block(block: str) -> str:
+    """A block a unit shows under its sentence or item (a list, a table, code), line by line:
+    code verbatim, every other line read as `display` reads prose, with its indentation and
+    list marker kept. Shown raw, a lead-in's list read "* directly supports [unlawful active
+    attack or malware campaigns](/site-policy/acceptable-use-policies/...) that ...", where
+    the sentence over it shows a link as its text."""
+    shown = []
+    for _, line, code in markdown.lines(block):
+        text = line.rstrip("\n")
+        if code or not text.strip():
+            shown.append(text)
+            continue
+        indent = text[: len(text) - len(text.lstrip())]
+        shown.append(indent + display(text))
+    return "\n".join(shown)
+
+
 def _marker_end(text: str) -> int:
     m = markdown.LIST_ITEM.match(text)
     return m.end() if m else 0
@@ -328,7 +345,7 @@ def _unit(
     elif kind == "item":
         prose = text[lo + _marker_end(quote) : hi]
         own, nested = _item_parts(prose)
-        shown = f"{display(own)}\n{nested}" if nested else display(own)
+        shown = f"{display(own)}\n{display_block(nested)}" if nested else display(own)
     else:
         prose = text[lo : prose_end if prose_end is not None else hi]
         rest = text[prose_end:hi] if prose_end is not None else ""
@@ -340,7 +357,7 @@ def _unit(
                 if code or not _layout_line(ln.rstrip("\n"))
             )
         rest = textwrap.dedent(rest).strip("\n")  # a block indented under a tab or admonition
-        rest = f"```\n{rest}\n```" if bare else rest.strip()
+        rest = f"```\n{rest}\n```" if bare else display_block(rest.strip())
         label = markdown.tab_label(prose)
         said = f"{label}:" if label is not None else display(prose)
         shown = f"{said}\n{rest}" if rest else said

@@ -11,6 +11,7 @@ from server.core.contracts import Chunk, Hit, Offsets
 from server.query.evidence import (
     admissible,
     asks_for_version,
+    display_block,
     holds_evidence,
     in_change_log,
     is_aside,
@@ -757,6 +758,42 @@ def test_an_item_shows_the_list_and_code_nested_under_it_line_by_line() -> None:
     )
     assert code.display == "To run it, call:\n```console\n$ fastapi run\n```"
     assert plain.display == "A plain item that wraps onto a second line."
+
+
+def test_a_list_under_a_lead_in_or_an_item_reads_as_prose_does_code_as_written() -> None:
+    """Site policy: "We do not allow content or activity on GitHub that:" showed its items
+    with their link syntax ("* directly supports [unlawful active attack or malware
+    campaigns](/site-policy/...) that ..."), where a sentence shows a link as its text. Each
+    line of a list now reads as prose does, marker and indentation kept; code stays as
+    written. The quote is the exact span either way."""
+    text = (
+        "We do not allow content on GitHub that:\n"
+        "\n"
+        "* directly supports [malware campaigns](/site-policy/malware) that cause **harm**;\n"
+        "    * or [spam](https://example.com/spam)\n"
+        "* is `**kept**` in code\n"
+        "\n"
+        "Then a paragraph.\n"
+        "\n"
+        "* An item, see [the docs](/docs).\n"
+        "    * with a [sub-item](/sub)\n"
+        "* A last [item](/item) of the list.\n"
+    )
+    lead, _, item, last = units(_whole(text))
+    assert lead.quote == text[: text.index("\n\nThen")]
+    assert lead.display == (
+        "We do not allow content on GitHub that:\n"
+        "* directly supports malware campaigns that cause harm;\n"
+        "    * or spam\n"
+        "* is `**kept**` in code"
+    )
+    assert item.quote == text[text.index("* An item") : text.index("\n* A last")]
+    assert item.display == "An item, see the docs.\n* with a sub-item"
+    assert last.display == "A last item of the list."
+    code = '* Run [it](/run):\n\n    ```python\n    x = "[a](b)"  # **kept**\n    ```'
+    assert display_block(code) == (
+        '* Run it:\n\n    ```python\n    x = "[a](b)"  # **kept**\n    ```'
+    )
 
 
 def test_a_sentence_that_runs_on_into_a_list_leads_into_it() -> None:
