@@ -89,6 +89,15 @@ def embed_key(title: str, heading: str, content_hash: str) -> str:
 # An HTML comment: a linter's switch ("<!-- markdownlint-disable GHD034 -->") or an editor's
 # note, never shown to a reader.
 HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+# An HTML phrasing element's opening or closing tag, read as its text: the FastAPI docs mark
+# glossary terms `<dfn title="obsolete, recommended not to use it">deprecated</dfn>` and
+# `<abbr title="Mozilla Developer Network">MDN</abbr>` inside prose. Only these names, so a
+# placeholder such as `<token>` outside code is kept.
+INLINE_TAG = re.compile(
+    r"</?(?:a|abbr|b|cite|del|dfn|em|i|ins|kbd|mark|q|s|small|span|strong|sub|sup|u)"
+    r"(?:\s[^<>]*)?>",
+    re.IGNORECASE,
+)
 
 
 _RUN_WORD = re.compile(r"\w+")
@@ -110,7 +119,8 @@ def word_run(quote: str, text: str) -> tuple[int, int] | None:
 
 def display(text: str) -> str:
     """Markdown emphasis, link syntax (inline and reference links), HTML comments, line
-    breaks (`<br>`) and template tags (`{{% note %}}`) removed for reading ("*Your Counter
+    breaks (`<br>`), inline HTML tags (`INLINE_TAG`) and template tags (`{{% note %}}`)
+    removed for reading ("*Your Counter
     Notice Will Be Published.* <!-- markdownlint-disable-line emphasis-style --> As noted
     ..."); never used as a quote."""
     text = HTML_COMMENT.sub(" ", text)
@@ -129,6 +139,7 @@ def display(text: str) -> str:
     # is its text; read outside code spans, where `row[0][1]` is code
     text = re.sub(r"\[([^\]]+)\]\[[^\]\s]*\]", r"\1", text)
     text = re.sub(r"<br\s*/?>", " ", text, flags=re.I)  # a line break inside a cell or item
+    text = INLINE_TAG.sub("", text)  # `<dfn title="...">deprecated</dfn>`: its text
     text = re.sub(r"\*\*(.+?)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1\2", text)
     # the other half of a strong span split between sentences ("... limited to $500.**");
     # a leading "__" before a word is a name (a cookie `__ssid` in a table cell), not a half

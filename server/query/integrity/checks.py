@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from server.core.contracts import CheckCode, CitationSlot, Claim, ClaimType, CodeFinding, Hit
-from server.core.text import content_words
+from server.core.text import INLINE_TAG, content_words
 from server.core.text import display as display_text
 from server.query.claims import defined_term, has_reference_point
 from server.query.integrity.coverage import (
@@ -309,8 +309,10 @@ _UNQUOTED = re.compile(r"[\s\"'`‘’“”„‟«»]+")
 
 def quoted_words(text: str) -> list[str]:
     """The passages a claim puts in quotation marks (8+ characters), whatever marks it uses:
-    straight, curly, guillemets, or the ``...'' of tokenised text."""
-    return _QUOTED.findall(_QUOTE_MARKS.sub('"', text))
+    straight, curly, guillemets, or the ``...'' of tokenised text. Read without inline HTML
+    tags, as `plain` reads the span: an attribute's value (`<a href="{{ url_for(...) }}">`,
+    `<span style="color: green;">` in the code a claim shows) is no quotation."""
+    return _QUOTED.findall(_QUOTE_MARKS.sub('"', INLINE_TAG.sub("", text)))
 
 
 def squash(text: str) -> str:

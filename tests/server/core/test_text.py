@@ -240,6 +240,15 @@ def test_display_reads_markdown_without_its_syntax_or_comments() -> None:
     # GitBook: entities and hard line breaks written as a backslash; code keeps its text
     gitbook = "Host Fee Share is 15%.&#x20;\nEvery month\\\nthe Q&amp;A. `a &amp; b`"
     assert display(gitbook) == "Host Fee Share is 15%. Every month the Q&A. `a &amp; b`"
+    # inline HTML (FastAPI dev f30, f66): a glossary term's tag is its text, and its title
+    # is no word the claim says; a placeholder, an image and code keep their angle brackets
+    html = (
+        'Mark it <dfn title="obsolete, recommended not to use it">deprecated</dfn>; see the '
+        '<abbr title="Mozilla Developer Network">MDN</abbr> docs, <strong>now</strong>.'
+    )
+    assert display(html) == "Mark it deprecated; see the MDN docs, now."
+    kept = 'Send `Bearer <dfn>` as Bearer <token>, <img src="x.png"> <sup>1</sup>'
+    assert display(kept) == 'Send `Bearer <dfn>` as Bearer <token>, <img src="x.png"> 1'
 
 
 def test_word_run_finds_the_words_in_order_whatever_lies_between() -> None:

@@ -124,6 +124,28 @@ def test_a_quote_differing_only_in_marks_spacing_or_closing_punctuation_is_verba
     ]
 
 
+def test_an_inline_html_tag_is_read_out_of_claim_and_span_alike() -> None:
+    """FastAPI dev f43 and f46: the code a claim shows holds HTML whose attribute values
+    (`<span style="color: green;">`) read as quotations, while the span, read as plain text,
+    has the tag out; a glossary term's `<dfn title="...">` is no word the span says."""
+    span = (
+        "Run it:\n```console\n$ uvicorn main:app\n"
+        '<span style="color: green;">INFO</span>:     Uvicorn running\n```'
+    )
+    shown = claim(span.replace(":\n```", ":\n\n```"), ClaimType.QUOTE)
+    assert checks.check_type_evidence(shown, [span], allow_general=False) == []
+    term = 'Mark it <dfn title="obsolete, recommended not to use it">deprecated</dfn> today.'
+    said = claim("Mark it deprecated today.", ClaimType.QUOTE)
+    assert checks.check_type_evidence(said, [term], allow_general=False) == []
+    assert checks.restates(said.text, term)
+    quoted = claim('It says "Uvicorn running" in the log.', ClaimType.QUOTE)
+    assert checks.check_type_evidence(quoted, [span], allow_general=False) == []
+    wrong = claim('It says "Uvicorn stopped" in the log.', ClaimType.QUOTE)
+    assert codes(checks.check_type_evidence(wrong, [span], allow_general=False)) == [
+        CheckCode.QUOTE_NOT_VERBATIM
+    ]
+
+
 def test_a_claim_restating_tokenised_text_is_a_restatement_and_no_rule_reads_it() -> None:
     span = (
         "Because no texts of the Analects have been discovered earlier , and because the "
