@@ -81,7 +81,7 @@ _READING_VERB = re.compile(
     r"(?:for\s+(?:more|further|additional|the\s+full)\s+\w+(?:\s+\w+)?"
     r"(?:\s+(?:on|about|of|regarding)\b[^,.;:]{1,80},)?\W+)?"
     r"(?:you\s+(?:(?:can|could|will|would|might|should|may)\s+)?(?:also\s+)?)?"
-    r"(?:read|see|check|learn|refer|visit|find|look|go)\b",
+    r"(?:read|see|check|learn|refer|visit|find|look|go|head|consult)\b",
     re.I,
 )
 # "We provide more information about [X](...)", "More details are in the guide": an offer of

@@ -137,6 +137,13 @@ def test_pointers_and_change_entries_are_told_by_general_features() -> None:
         "To see all the other possible configurations you can use, read the [docs](u)."
     )
     assert is_pointer("If you want to learn more, see the [security section](security/index.md).")
+    # FastAPI dev f66: "head to" and "consult" send the reader elsewhere as "go to" does
+    mdn = (
+        "If you want to read more about these encodings, head to the [MDN web docs](https://m.d/p)."
+    )
+    assert is_pointer(mdn)
+    assert is_pointer("Consult the [Stripe documentation](https://stripe.com/docs) for details.")
+    assert not is_pointer("Head to the kitchen and consult a recipe.")  # no link, no docs
     assert not is_pointer("To see the docs, open http://127.0.0.1:8000/docs in your browser.")
     assert not is_pointer("First install [`python-multipart`](https://github.com/k/pm).")
     assert not is_pointer("You can check the `request.url` attribute of the request object.")
