@@ -679,9 +679,16 @@ def asks_for_pointer(question: str) -> bool:
     return bool(_ASKS_LINK.search(question))
 
 
+# A version that is what the asker would pin ("Should I pin the Starlette version in my
+# requirements too?"): a practice, which the guide states, not a release the change log names.
+_PINS_VERSION = re.compile(r"\bpin(?:s|ned|ning)?\b[^.?!]*?\bversions?\b", re.I)
+
+
 def asks_for_version(question: str) -> bool:
-    """The question asks about a version or a release: change entries may answer it."""
-    return bool(_ASKS_VERSION.search(question))
+    """The question asks about a version or a release: change entries may answer it. Pinning
+    one asks how, not what changed (FastAPI dev f22 cited three change-log lines after the
+    guide's "You shouldn't pin the version of `starlette`.")."""
+    return bool(_ASKS_VERSION.search(_PINS_VERSION.sub(" ", question)))
 
 
 def without_change_logs(question: str, hits: Sequence[Hit]) -> list[Hit]:

@@ -625,6 +625,10 @@ def test_prose_with_a_pipe_in_code_is_no_table() -> None:
         ("Does it no longer run on Python 3.8?", True),
         ("How do I remove a header from the response?", False),
         ("How do I make it work with a proxy?", False),
+        # pinning a version asks for a practice; a version number still asks about a release
+        ("Should I pin the Starlette version in my requirements too?", False),
+        ("Should I pin fastapi to 0.110 or to a range?", True),
+        ("Which Starlette version should I pin?", True),
     ],
 )
 def test_a_question_about_what_became_of_a_feature_asks_about_a_version(
