@@ -447,29 +447,25 @@ def units(
     blocks = markdown.blocks(text, chunk.opens_in_code, chunk.opens_in_list)
     log = in_change_log(chunk.section_id)
     led: set[int] = set()
+    taken_to = 0  # a lead-in took text up to here: the start of a sentence it finished
     for i, block in enumerate(blocks):
         if i in led:  # taken by the lead-in before it, with the wrapper tags around it
             continue
-        if block.kind == "table" or (block.kind == "paragraph" and _pipe_table(text, block)):
-            found += _rows(text, base, block)
+        rest = _rest_of(text, block, taken_to)
+        if rest is None:
             continue
-        j = i + 1  # the block a paragraph leads into, past wrapper tags (`<div class="x">`)
-        while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
-            j += 1
-        nxt = blocks[j] if j < len(blocks) else None
-        if block.kind == "list":
-            made, took = _list(text, base, block, nxt, max_chars)
-        elif block.kind == "paragraph":
-            # a chunk cut inside a list item opens on that item's rest: the list after it
-            # holds the item's siblings, which do not finish its sentence
-            runs_on = i > 0 or not chunk.opens_in_list
-            made, took = _paragraph(text, base, block, nxt, max_chars, cuts, runs_on)
-        else:
-            made, took = _tab(text, base, block, nxt, max_chars)
+        # a chunk cut inside a list item opens on that item's rest: the list after it
+        # holds the item's siblings, which do not finish its sentence
+        runs_on = i > 0 or not chunk.opens_in_list
+        made, last = _block_units(text, base, blocks, i, rest, max_chars, cuts, runs_on)
+        if last > i and rest.kind == "paragraph":  # the sentence a list interrupted goes on
+            later = [*blocks[last + 1 : last + 3], None, None]
+            after = (blocks[last], later[0], later[1])
+            made, taken_to = _finish(text, base, rest, after, made, max_chars, cuts)
         found += made
-        if took:
-            led.update(range(i + 1, j + 1))
-            found += _past_the_cut(text, base, blocks[j], made[-1].end - base)
+        if last > i:
+            led.update(range(i + 1, last + 1))
+            found += _past_the_cut(text, base, blocks[last], made[-1].end - base)
     if log:  # every unit of a change log is a change entry
         found = [replace(u, changelog=True) for u in found]
     if fenced:
@@ -479,6 +475,41 @@ def units(
             if not any(u.start - base < hi and lo < u.end - base for lo, hi in fenced)
         ]
     return found  # code, tables, headings and directives count only with a lead-in
+
+
+def _rest_of(text: str, block: markdown.Block, taken_to: int) -> markdown.Block | None:
+    """The block, less the text a lead-in before it took (`_finish`: the sentence that
+    finished the one a list interrupted); None when nothing of it is left."""
+    if block.start >= taken_to:
+        return block
+    return replace(block, start=taken_to) if text[taken_to : block.end].strip() else None
+
+
+def _block_units(
+    text: str,
+    base: int,
+    blocks: Sequence[markdown.Block],
+    i: int,
+    block: markdown.Block,
+    max_chars: int,
+    cuts: Sequence[int],
+    runs_on: bool,
+) -> tuple[list[Unit], int]:
+    """The units of `block` (the `i`th of `blocks`, or what is left of it), and the index of
+    the last block it took with it (`i` when it took none)."""
+    if block.kind == "table" or (block.kind == "paragraph" and _pipe_table(text, block)):
+        return _rows(text, base, block), i
+    j = i + 1  # the block a paragraph leads into, past wrapper tags (`<div class="x">`)
+    while j + 1 < len(blocks) and _wrapper(text, blocks[j]):
+        j += 1
+    nxt = blocks[j] if j < len(blocks) else None
+    if block.kind == "list":
+        made, took = _list(text, base, block, nxt, max_chars)
+    elif block.kind == "paragraph":
+        made, took = _paragraph(text, base, block, nxt, max_chars, cuts, runs_on)
+    else:
+        made, took = _tab(text, base, block, nxt, max_chars)
+    return made, (j if took else i)
 
 
 def _cells(row: str) -> list[str]:
@@ -596,6 +627,59 @@ def _paragraph(
     elif not last.rstrip().endswith(":"):  # a lead-in whose content is not here is no unit
         out.append(_unit(text, base, lo, hi, "sentence"))
     return out, False
+
+
+# The rest of a sentence a list interrupted: the paragraph after the list opens in lower case
+# or with an ellipsis ("Any function that is valid to use with:" over its items, then "would
+# be valid to use as a **FastAPI** dependency.").
+_GOES_ON = re.compile(r"(?:\.\.\.|…)|[a-z]")
+
+
+def _finished(
+    text: str,
+    lo: int,
+    after: tuple[markdown.Block | None, markdown.Block | None],
+    max_chars: int,
+    cuts: Sequence[int],
+) -> int | None:
+    """Where the sentence that opens at `lo` and leads into a list or code ends, when the
+    paragraph after them (`after[0]`) finishes it: the end of that paragraph's first sentence,
+    unless it leads into something else (ends in ":", or it is the whole paragraph and leads
+    into the block after it, `after[1]`: "or" between two URLs) or the whole passes
+    `max_chars`; None otherwise."""
+    rest, beyond = after
+    if rest is None or rest.kind != "paragraph":
+        return None
+    if not _GOES_ON.match(text[rest.start : rest.end].lstrip()):
+        return None
+    said = list(_sentences(text, rest.start, rest.end, cuts))
+    if not said or text[said[0][0] : said[0][1]].rstrip().endswith(":"):
+        return None
+    if len(said) == 1 and _leads_into(text[said[0][0] : said[0][1]], beyond):
+        return None
+    return said[0][1] if said[0][1] - lo <= max_chars else None
+
+
+def _finish(
+    text: str,
+    base: int,
+    block: markdown.Block,
+    after: tuple[markdown.Block, markdown.Block | None, markdown.Block | None],
+    made: list[Unit],
+    max_chars: int,
+    cuts: Sequence[int],
+) -> tuple[list[Unit], int]:
+    """`made`, the units of `block`, whose last one leads into the whole of `after[0]` (a list
+    or code), with that lead-in taken on to the end of the sentence the paragraph after it,
+    `after[1]`, finishes (`_finished`; `after[2]` is the block past that paragraph); and
+    where the taken text ends (0: nothing taken past the list)."""
+    taken, rest, beyond = after
+    lo = made[-1].start - base
+    finished = _finished(text, lo, (rest, beyond), max_chars, cuts)
+    if made[-1].end - base != taken.end or finished is None:
+        return made, 0
+    lead_end = block.start + len(text[block.start : block.end].rstrip())
+    return [*made[:-1], _unit(text, base, lo, finished, "lead_in", prose_end=lead_end)], finished
 
 
 def _past_the_cut(text: str, base: int, taken: markdown.Block, cut: int) -> list[Unit]:

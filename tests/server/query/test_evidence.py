@@ -807,6 +807,63 @@ def test_a_list_under_a_lead_in_or_an_item_reads_as_prose_does_code_as_written()
     )
 
 
+def test_a_sentence_a_list_or_code_interrupts_goes_on_after_it() -> None:
+    """FastAPI: "Any function that is valid to use with:" over two items, then "would be valid
+    to use as a **FastAPI** dependency." The lead-in stopped at the list and the rest of its
+    sentence stood alone; both halves said nothing true on their own. The paragraph after
+    the list or code finishes the sentence when it opens in lower case or with "...", unless
+    it leads into the next block itself ("or" between two URLs)."""
+    text = (
+        "Any function that is valid to use with:\n"
+        "\n"
+        "* `@contextmanager` or\n"
+        "* `@asynccontextmanager`\n"
+        "\n"
+        "would be valid to use as a **FastAPI** dependency. It can also yield.\n"
+        "\n"
+        "So, the line:\n"
+        "\n"
+        "```Python\n"
+        "uvicorn.run(app)\n"
+        "```\n"
+        "\n"
+        "...will not be executed.\n"
+        "\n"
+        "If you go to:\n"
+        "\n"
+        "```\n"
+        "/items?short=1\n"
+        "```\n"
+        "\n"
+        "or\n"
+        "\n"
+        "```\n"
+        "/items?short=on\n"
+        "```\n"
+        "\n"
+        "you will see `short` as `True`.\n"
+    )
+    found = units(_whole(text))
+    assert [u.kind for u in found] == ["lead_in", "sentence", "lead_in", "lead_in", "lead_in"]
+    with_, also, line, go, either = found
+    assert with_.quote == text[: text.index(" It can")]
+    assert with_.display == (
+        "Any function that is valid to use with:\n"
+        "* `@contextmanager` or\n"
+        "* `@asynccontextmanager`\n"
+        "\n"
+        "would be valid to use as a FastAPI dependency."
+    )
+    assert also.quote == "It can also yield."
+    assert line.quote == text[text.index("So,") : text.index("\n\nIf you")]
+    assert line.display.endswith("```\n\n...will not be executed.")
+    # "or" leads into the second URL: the first lead-in stops at its code, as before
+    assert go.quote == text[text.index("If you") : text.index("\n\nor")]
+    assert either.quote == text[text.index("\n\nor\n") + 2 :].rstrip()
+    assert all(text[u.start : u.end] == u.quote for u in found)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(found))  # no character twice
+
+
 def test_a_sentence_that_runs_on_into_a_list_leads_into_it() -> None:
     """Site policy dev g33/g34: "To count as complete, a request must" over its items, and
     "When we receive a notice ..., we" over what GitHub then does. The sentence was left out
