@@ -459,9 +459,7 @@ def units(
         runs_on = i > 0 or not chunk.opens_in_list
         made, last = _block_units(text, base, blocks, i, rest, max_chars, cuts, runs_on)
         if last > i and rest.kind == "paragraph":  # the sentence a list interrupted goes on
-            later = [*blocks[last + 1 : last + 3], None, None]
-            after = (blocks[last], later[0], later[1])
-            made, taken_to = _finish(text, base, rest, after, made, max_chars, cuts)
+            made, taken_to = _finish(text, base, rest, blocks[last:], made, max_chars, cuts)
         found += made
         if last > i:
             led.update(range(i + 1, last + 1))
@@ -636,20 +634,16 @@ _GOES_ON = re.compile(r"(?:\.\.\.|…)|[a-z]")
 
 
 def _finished(
-    text: str,
-    lo: int,
-    after: tuple[markdown.Block | None, markdown.Block | None],
-    max_chars: int,
-    cuts: Sequence[int],
+    text: str, lo: int, following: Sequence[markdown.Block], max_chars: int, cuts: Sequence[int]
 ) -> int | None:
     """Where the sentence that opens at `lo` and leads into a list or code ends, when the
-    paragraph after them (`after[0]`) finishes it: the end of that paragraph's first sentence,
-    unless it leads into something else (ends in ":", or it is the whole paragraph and leads
-    into the block after it, `after[1]`: "or" between two URLs) or the whole passes
-    `max_chars`; None otherwise."""
-    rest, beyond = after
-    if rest is None or rest.kind != "paragraph":
+    paragraph after them (`following[0]`) finishes it: the end of that paragraph's first
+    sentence, unless it leads into something else (ends in ":", or it is the whole paragraph
+    and leads into the block after it, `following[1]`: "or" between two URLs) or the whole
+    passes `max_chars`; None otherwise."""
+    if not following or following[0].kind != "paragraph":
         return None
+    rest, beyond = following[0], (following[1] if len(following) > 1 else None)
     if not _GOES_ON.match(text[rest.start : rest.end].lstrip()):
         return None
     said = list(_sentences(text, rest.start, rest.end, cuts))
@@ -664,19 +658,20 @@ def _finish(
     text: str,
     base: int,
     block: markdown.Block,
-    after: tuple[markdown.Block, markdown.Block | None, markdown.Block | None],
+    after: Sequence[markdown.Block],
     made: list[Unit],
     max_chars: int,
     cuts: Sequence[int],
 ) -> tuple[list[Unit], int]:
-    """`made`, the units of `block`, whose last one leads into the whole of `after[0]` (a list
-    or code), with that lead-in taken on to the end of the sentence the paragraph after it,
-    `after[1]`, finishes (`_finished`; `after[2]` is the block past that paragraph); and
-    where the taken text ends (0: nothing taken past the list)."""
-    taken, rest, beyond = after
+    """`made`, the units of `block`, whose last one leads into `after[0]` (a list or code),
+    with that lead-in taken on to the end of the sentence the paragraph after it finishes
+    (`_finished`), when it took the whole of `after[0]`; and where the taken text ends (0:
+    nothing taken past the block)."""
     lo = made[-1].start - base
-    finished = _finished(text, lo, (rest, beyond), max_chars, cuts)
-    if made[-1].end - base != taken.end or finished is None:
+    if made[-1].end - base != after[0].end:  # cut at max_chars: nothing follows it
+        return made, 0
+    finished = _finished(text, lo, after[1:3], max_chars, cuts)
+    if finished is None:
         return made, 0
     lead_end = block.start + len(text[block.start : block.end].rstrip())
     return [*made[:-1], _unit(text, base, lo, finished, "lead_in", prose_end=lead_end)], finished
